@@ -1,0 +1,17 @@
+// The device's measured ceilings, the denominators of every "% of roofline".
+#pragma once
+
+namespace epifuse::bench {
+
+struct Ceilings {
+  double copy_gbps = 0;        // device-to-device copy, bytes read + written
+  double read_gbps = 0;        // streaming read of a buffer far larger than L2
+  double bf16_tflops = 0;      // cuBLASLt, 8192³ bf16 → bf16, fp32 accumulate, best of its top algorithms
+};
+
+Ceilings measure_ceilings();
+
+// Roofline floor of a kernel: max(flops / peak, bytes / copy bandwidth), in microseconds.
+double roofline_floor_us(const Ceilings& c, double flops, double bytes);
+
+}  // namespace epifuse::bench

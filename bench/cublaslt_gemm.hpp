@@ -1,0 +1,43 @@
+// cuBLASLt baseline for D[M,N] = epilogue(A[M,K] · B[N,K]ᵀ) with epifuse's layouts (row-major
+// A, B, D): run as the column-major Dᵀ = B·Aᵀ, i.e. m = N, n = M, op(A) = T, op(B) = N.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <cublasLt.h>
+
+#include "epifuse/types.hpp"
+
+namespace epifuse::bench {
+
+enum class LtEpilogue {
+  kNone,      // D = acc
+  kGeluBias,  // D = gelu_tanh(acc + bias[n]); bias in D's dtype
+};
+
+class CublasLtGemm {
+ public:
+  CublasLtGemm(std::int64_t M, std::int64_t N, std::int64_t K, DType input, DType output, LtEpilogue epilogue);
+  ~CublasLtGemm();
+  CublasLtGemm(const CublasLtGemm&) = delete;
+  CublasLtGemm& operator=(const CublasLtGemm&) = delete;
+
+  // Times the top heuristic algorithms on these operands and keeps the fastest.
+  void autotune(const void* A, const void* B, void* D, const void* bias, cudaStream_t stream);
+  void run(const void* A, const void* B, void* D, const void* bias, cudaStream_t stream) const;
+  // "heuristic #2 of 8" — which candidate won.
+  const std::string& algo_description() const { return algo_description_; }
+
+ private:
+  cublasLtHandle_t handle_ = nullptr;
+  cublasLtMatmulDesc_t desc_ = nullptr;
+  cublasLtMatrixLayout_t a_layout_ = nullptr, b_layout_ = nullptr, d_layout_ = nullptr;
+  cublasLtMatmulAlgo_t algo_{};
+  void* workspace_ = nullptr;
+  std::size_t workspace_bytes_ = 0;
+  std::string algo_description_ = "heuristic #0";
+  bool has_algo_ = false;
+};
+
+}  // namespace epifuse::bench

@@ -1,0 +1,31 @@
+// `epifuse-bench gemm`: epifuse's GEMM with its epilogues against cuBLASLt, same process, same run.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "bench/ceilings.hpp"
+#include "bench/device_facts.hpp"
+#include "bench/results.hpp"
+#include "bench/timing.hpp"
+
+namespace epifuse::bench {
+
+struct Shape {
+  std::int64_t M = 0, N = 0, K = 0;
+};
+
+struct GemmSuiteOptions {
+  std::vector<Shape> shapes;
+  bool check = true;   // verify every implementation against the fp64 reference before timing it
+  bool sweep = false;  // also time every compiled bf16 kernel under several launch knobs (tuning)
+  TimingOptions timing;
+};
+
+// The shapes: Llama-3-70B's gate/up projection (N = 28672, K = 8192) at 64…4096 tokens,
+// and a square 4096×8192×8192.
+std::vector<Shape> default_gemm_shapes();
+
+void run_gemm_suite(const GemmSuiteOptions& options, const DeviceFacts& device, std::vector<Row>* rows);
+
+}  // namespace epifuse::bench

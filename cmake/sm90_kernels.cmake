@@ -1,0 +1,96 @@
+# The sm90 GEMM kernels epifuse compiles: one generated .cu per kernel (one CUTLASS
+# instantiation each, ~1 min and ~3.5 GB of compiler memory apiece), plus kernel_list.inc,
+# which the registry includes. Each entry:
+#   input|output|schedule|tile M,N,K|cluster M,N|swap_ab|reductions
+# Dispatch (src/dispatch/sm90_heuristics.cpp) picks among them by name. For quick development
+# builds, -DEPIFUSE_KERNEL_FILTER=<regex> compiles only the matching kernels.
+set(EPIFUSE_SM90_KERNELS
+  # bf16 -> bf16, the primary path: large-M tiles, small-M swapped tiles, reductions.
+  "bf16|bf16|coop|128,256,64|2,1|0|0"
+  "bf16|bf16|coop|128,256,64|1,2|0|0"
+  "bf16|bf16|pingpong|64,256,64|1,1|0|0"
+  "bf16|bf16|pingpong|128,128,64|1,2|0|0"
+  "bf16|bf16|coop|128,128,64|1,1|0|0"
+  "bf16|bf16|coop|128,64,128|1,1|1|0"
+  "bf16|bf16|coop|128,128,64|1,1|1|0"
+  "bf16|bf16|coop|128,128,64|1,1|0|1"
+  # Other dtype pairs: one large-M, one small-M and one reducing kernel each.
+  "fp16|fp16|coop|128,256,64|2,1|0|0"
+  "fp16|fp16|coop|128,64,128|1,1|1|0"
+  "fp16|fp16|coop|128,128,64|1,1|0|1"
+  "bf16|fp32|coop|128,256,64|2,1|0|0"
+  "bf16|fp32|coop|128,64,128|1,1|1|0"
+  "bf16|fp32|coop|128,128,64|1,1|0|1"
+  "fp16|fp32|coop|128,256,64|2,1|0|0"
+  "fp16|fp32|coop|128,64,128|1,1|1|0"
+  "fp16|fp32|coop|128,128,64|1,1|0|1"
+)
+
+set(_epifuse_cutlass_type_bf16 "cutlass::bfloat16_t")
+set(_epifuse_cutlass_type_fp16 "cutlass::half_t")
+set(_epifuse_cutlass_type_fp32 "float")
+set(_epifuse_schedule_coop "Cooperative")
+set(_epifuse_schedule_pingpong "Pingpong")
+
+# Writes the instantiation sources into `out_dir`; sets `out_sources` to their paths.
+function(epifuse_generate_sm90_kernels out_dir out_sources)
+  file(GLOB stale "${out_dir}/*.cu")
+  set(sources "")
+  set(list_lines "")
+  foreach(spec IN LISTS EPIFUSE_SM90_KERNELS)
+    string(REPLACE "|" ";" fields "${spec}")
+    list(GET fields 0 input)
+    list(GET fields 1 output)
+    list(GET fields 2 schedule)
+    list(GET fields 3 tile)
+    list(GET fields 4 cluster)
+    list(GET fields 5 swap_ab)
+    list(GET fields 6 reductions)
+    string(REPLACE "," ";" tile "${tile}")
+    string(REPLACE "," ";" cluster "${cluster}")
+    list(GET tile 0 tile_m)
+    list(GET tile 1 tile_n)
+    list(GET tile 2 tile_k)
+    list(GET cluster 0 cluster_m)
+    list(GET cluster 1 cluster_n)
+
+    set(name "${input}_${output}_")
+    if(swap_ab)
+      string(APPEND name "swap_")
+    endif()
+    string(APPEND name "${schedule}_${tile_m}x${tile_n}x${tile_k}_c${cluster_m}x${cluster_n}")
+    if(reductions)
+      string(APPEND name "_reduce")
+    endif()
+
+    if(EPIFUSE_KERNEL_FILTER AND NOT name MATCHES "${EPIFUSE_KERNEL_FILTER}")
+      continue()
+    endif()
+
+    set(EPIFUSE_KERNEL_NAME "${name}")
+    set(EPIFUSE_ELEMENT_AB "${_epifuse_cutlass_type_${input}}")
+    set(EPIFUSE_ELEMENT_D "${_epifuse_cutlass_type_${output}}")
+    set(EPIFUSE_TILE "cute::Shape<cute::_${tile_m}, cute::_${tile_n}, cute::_${tile_k}>")
+    set(EPIFUSE_CLUSTER "cute::Shape<cute::_${cluster_m}, cute::_${cluster_n}, cute::_1>")
+    set(EPIFUSE_SCHEDULE "${_epifuse_schedule_${schedule}}")
+    if(swap_ab)
+      set(EPIFUSE_SWAP_AB "true")
+    else()
+      set(EPIFUSE_SWAP_AB "false")
+    endif()
+    if(reductions)
+      set(EPIFUSE_REDUCTIONS "true")
+    else()
+      set(EPIFUSE_REDUCTIONS "false")
+    endif()
+    configure_file("${PROJECT_SOURCE_DIR}/src/kernels/sm90/instantiation.cu.in" "${out_dir}/${name}.cu" @ONLY)
+    list(APPEND sources "${out_dir}/${name}.cu")
+    string(APPEND list_lines "EPIFUSE_SM90_KERNEL(${name})\n")
+  endforeach()
+  list(REMOVE_ITEM stale ${sources})
+  if(stale)
+    file(REMOVE ${stale})
+  endif()
+  file(CONFIGURE OUTPUT "${out_dir}/kernel_list.inc" CONTENT "${list_lines}")
+  set(${out_sources} "${sources}" PARENT_SCOPE)
+endfunction()

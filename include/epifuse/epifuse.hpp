@@ -1,0 +1,8 @@
+// epifuse: epilogue-fused GEMM kernels for LLM inference on Hopper.
+#pragma once
+
+#include "epifuse/epilogue/activation.hpp"
+#include "epifuse/epilogue/epilogue.hpp"
+#include "epifuse/gemm.hpp"
+#include "epifuse/status.hpp"
+#include "epifuse/types.hpp"

@@ -1,0 +1,55 @@
+// The run-time epilogue of a GEMM: what happens to each accumulator before it is stored.
+//
+//   z[m,n] = alpha · row_scale[m] · col_scale[n] · acc[m,n] + col_bias[n] + row_bias[m]
+//   y[m,n] = act(z + beta·C[m,n])   if residual_order == kBeforeActivation   (addmm / CUTLASS order)
+//          = act(z) + beta·C[m,n]   if residual_order == kAfterActivation    (residual connection)
+//   D[m,n] = cast<D dtype>(y[m,n])  (round to nearest even)
+//
+// Every operand is optional: a null vector acts as 1 (scales) or 0 (biases); a null
+// `residual` drops the beta·C term. Reductions read y in fp32, before the cast, over the
+// valid M×N region only; a null output skips that reduction.
+//   row_sum[m] = Σ_n y[m,n]      row_amax[m] = max_n |y[m,n]|
+//   col_sum[n] = Σ_m y[m,n]      col_amax[n] = max_m |y[m,n]|      amax[0] = max_{m,n} |y[m,n]|
+// Reductions are deterministic: the same inputs give bitwise-identical results.
+#pragma once
+
+#include <cstdint>
+
+#include "epifuse/epilogue/activation.hpp"
+
+namespace epifuse {
+
+enum class ResidualOrder {
+  kAfterActivation,   // y = act(z) + beta·C
+  kBeforeActivation,  // y = act(z + beta·C)
+};
+
+struct Epilogue {
+  float alpha = 1.0f;
+  const float* row_scale = nullptr;  // [M] fp32, 4-byte aligned
+  const float* col_scale = nullptr;  // [N] fp32, 4-byte aligned
+  const float* col_bias = nullptr;   // [N] fp32, 4-byte aligned (nn.Linear bias)
+  const float* row_bias = nullptr;   // [M] fp32, 4-byte aligned
+
+  Activation activation = Activation::kIdentity;
+  float leaky_slope = 0.01f;  // kLeakyReLU
+  float clamp_lo = 0.0f;      // kClamp; requires clamp_lo <= clamp_hi
+  float clamp_hi = 0.0f;
+
+  const void* residual = nullptr;  // C [M, ldc] row-major, same dtype as D; may equal D (in place)
+  std::int64_t ldc = 0;
+  float beta = 1.0f;
+  ResidualOrder residual_order = ResidualOrder::kAfterActivation;
+
+  float* row_sum = nullptr;   // [M] fp32
+  float* row_amax = nullptr;  // [M] fp32
+  float* col_sum = nullptr;   // [N] fp32
+  float* col_amax = nullptr;  // [N] fp32
+  float* amax = nullptr;      // [1] fp32
+
+  bool has_reductions() const {
+    return row_sum || row_amax || col_sum || col_amax || amax;
+  }
+};
+
+}  // namespace epifuse

@@ -1,0 +1,82 @@
+// Kernel choice for the sm90 GEMM, by shape class (see docs/heuristics.md for the measurements
+// behind each rule):
+//   reductions          -> the dtype pair's reducing kernel (128x128 tile keeps the per-column
+//                          partial sums in registers without spilling)
+//   M <= 64             -> swapped 128x64 tile: the weight fills wgmma's 64-row side, the few
+//                          tokens its N side; memory-bound, so every SM streams weight tiles
+//   M <= 128            -> swapped 128x128 tile
+//   otherwise           -> 128x256 cooperative, 2x1 cluster (B tiles multicast to 2 CTAs)
+#include "dispatch/sm90_heuristics.hpp"
+
+#include <cstring>
+#include <initializer_list>
+#include <string>
+
+namespace epifuse::detail {
+namespace {
+
+std::string dtype_prefix(const GemmArgs& args) {
+  return std::string("sm90_") + to_string(args.input_dtype) + "_" + to_string(args.output_dtype) + "_";
+}
+
+const Sm90GemmKernelEntry* find_kernel(const std::string& name) {
+  for (const Sm90GemmKernelEntry* k : sm90_gemm_kernels()) {
+    if (k->info.name == name) return k;
+  }
+  return nullptr;
+}
+
+// First kernel of `variants` (names without the dtype prefix) that is compiled for args' dtypes.
+const Sm90GemmKernelEntry* first_compiled(const GemmArgs& args, std::initializer_list<const char*> variants) {
+  const std::string prefix = dtype_prefix(args);
+  for (const char* v : variants) {
+    if (const Sm90GemmKernelEntry* k = find_kernel(prefix + v)) return k;
+  }
+  return nullptr;
+}
+
+Status check_forced(const GemmArgs& args, const Sm90GemmKernelEntry* k) {
+  if (k == nullptr) {
+    return Status::invalid_argument(std::string("gemm: kernel '") + args.kernel +
+                                    "' is not compiled; gemm_kernels() lists the names");
+  }
+  if (k->info.input_dtype != args.input_dtype || k->info.output_dtype != args.output_dtype) {
+    return Status::invalid_argument(std::string("gemm: kernel '") + args.kernel + "' is compiled for " +
+                                    to_string(k->info.input_dtype) + "->" + to_string(k->info.output_dtype));
+  }
+  if (args.epilogue.has_reductions() && !k->info.reductions) {
+    return Status::invalid_argument(std::string("gemm: kernel '") + args.kernel +
+                                    "' has no reductions; this epilogue asks for some");
+  }
+  return Status::success();
+}
+
+}  // namespace
+
+Status choose_sm90_gemm(const GemmArgs& args, const sm90::LaunchConfig& device_defaults, Sm90Choice* choice) {
+  choice->config = device_defaults;
+  if (args.kernel != nullptr) {
+    const Sm90GemmKernelEntry* k = find_kernel(args.kernel);
+    if (Status s = check_forced(args, k); !s.ok()) return s;
+    choice->kernel = k;
+    return Status::success();
+  }
+
+  const Sm90GemmKernelEntry* k = nullptr;
+  if (args.epilogue.has_reductions()) {
+    k = first_compiled(args, {"coop_128x128x64_c1x1_reduce"});
+  } else if (args.M <= 64) {
+    k = first_compiled(args, {"swap_coop_128x64x128_c1x1"});
+  } else if (args.M <= 128) {
+    k = first_compiled(args, {"swap_coop_128x128x64_c1x1", "swap_coop_128x64x128_c1x1"});
+  } else {
+    k = first_compiled(args, {"coop_128x256x64_c2x1"});
+  }
+  if (k == nullptr) {
+    return Status::internal("gemm: no compiled kernel for " + dtype_prefix(args) + " (kernel list and heuristic disagree)");
+  }
+  choice->kernel = k;
+  return Status::success();
+}
+
+}  // namespace epifuse::detail

@@ -1,0 +1,56 @@
+// The element math of epifuse::Epilogue (include/epifuse/epilogue/epilogue.hpp) as a CUTLASS
+// Sm90Compute functor: six inputs in, y out, all fp32.
+//   z = alpha · row_scale · col_scale · acc + col_bias + row_bias
+//   y = act(z + beta·C) | act(z) + beta·C
+// Absent vectors arrive as their neutral value (1 or 0) from the broadcast nodes; an absent C
+// arrives as garbage and is ignored through `residual`.
+#pragma once
+
+#include <cutlass/array.h>
+
+#include "epilogue/activation.cuh"
+
+namespace epifuse::device {
+
+struct LinearActivationArguments {
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  ActivationParams activation{};
+  bool residual = false;
+  bool residual_before_activation = false;
+};
+
+// Primary template: Sm90Compute instantiates it with the scalar compute type to find Arguments.
+template <class T>
+struct LinearActivation {
+  using Arguments = LinearActivationArguments;
+};
+
+template <int kN>
+struct LinearActivation<cutlass::Array<float, kN>> {
+  using Arguments = LinearActivationArguments;
+  using Fragment = cutlass::Array<float, kN>;
+
+  __device__ __forceinline__ Fragment operator()(const Fragment& acc, const Fragment& row_scale,
+                                                 const Fragment& col_scale, const Fragment& col_bias,
+                                                 const Fragment& row_bias, const Fragment& c,
+                                                 const Arguments& args) const {
+    Fragment y;
+#pragma unroll
+    for (int i = 0; i < kN; ++i) {
+      y[i] = args.alpha * row_scale[i] * col_scale[i] * acc[i] + col_bias[i] + row_bias[i];
+    }
+    if (args.residual && args.residual_before_activation) {
+#pragma unroll
+      for (int i = 0; i < kN; ++i) y[i] = fmaf(args.beta, c[i], y[i]);
+    }
+    activate(y, args.activation);
+    if (args.residual && !args.residual_before_activation) {
+#pragma unroll
+      for (int i = 0; i < kN; ++i) y[i] = fmaf(args.beta, c[i], y[i]);
+    }
+    return y;
+  }
+};
+
+}  // namespace epifuse::device

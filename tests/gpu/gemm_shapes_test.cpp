@@ -1,0 +1,75 @@
+// Every shape of M ∈ {1, 7, 333, 4096} × N ∈ {768, 1000, 28672} × K ∈ {64, 520, 8192}, plain and
+// with a rich epilogue; then strided operands, other dtypes, and every compiled kernel.
+#include <vector>
+
+#include "tests/gpu/gpu_test.hpp"
+
+namespace epifuse::testing {
+namespace {
+
+class ShapeTest : public ::testing::TestWithParam<GemmCase> {
+ protected:
+  void SetUp() override { EPIFUSE_REQUIRE_HOPPER(); }
+};
+
+TEST_P(ShapeTest, MatchesReference) { expect_case_passes(GetParam()); }
+
+const EpilogueSpec kRich = {.alpha = true, .col_bias = true, .activation = Activation::kSiLU,
+                            .residual = Residual::kAfterActivation};
+
+std::vector<GemmCase> shape_grid() {
+  std::vector<GemmCase> out;
+  for (std::int64_t M : {1, 7, 333, 4096}) {
+    for (std::int64_t N : {768, 1000, 28672}) {
+      for (std::int64_t K : {64, 520, 8192}) {
+        out.push_back({M, N, K, DType::kBF16, DType::kBF16, 0, 0, {}});
+        out.push_back({M, N, K, DType::kBF16, DType::kBF16, 0, 0, kRich});
+      }
+    }
+  }
+  return out;
+}
+INSTANTIATE_TEST_SUITE_P(Grid, ShapeTest, ::testing::ValuesIn(shape_grid()), param_name);
+
+std::vector<GemmCase> strided() {
+  const EpilogueSpec e = {.col_bias = true, .activation = Activation::kGeluTanh, .residual = Residual::kAfterActivation};
+  return {
+      {333, 1000, 520, DType::kBF16, DType::kBF16, 24, 0, e},   // lda > K
+      {333, 1000, 520, DType::kBF16, DType::kBF16, 0, 40, e},   // ldd = ldc > N: padding untouched
+      {7, 1000, 520, DType::kBF16, DType::kBF16, 64, 24, e},    // both, swapped kernel
+      {4096, 768, 64, DType::kBF16, DType::kFP32, 8, 4, e},
+  };
+}
+INSTANTIATE_TEST_SUITE_P(Strided, ShapeTest, ::testing::ValuesIn(strided()), param_name);
+
+std::vector<GemmCase> dtypes() {
+  const EpilogueSpec e = {.alpha = true, .col_scale = true, .col_bias = true, .activation = Activation::kGeluErf,
+                          .residual = Residual::kAfterActivation};
+  const EpilogueSpec r = {.col_bias = true, .activation = Activation::kSiLU, .reductions = kAllReductions};
+  std::vector<GemmCase> out;
+  for (auto [in, o] : {std::pair{DType::kFP16, DType::kFP16}, std::pair{DType::kBF16, DType::kFP32},
+                       std::pair{DType::kFP16, DType::kFP32}}) {
+    for (std::int64_t M : {7, 333, 4096}) out.push_back({M, 1000, 520, in, o, 0, 0, e});
+    out.push_back({333, 1000, 520, in, o, 0, 0, r});
+  }
+  return out;
+}
+INSTANTIATE_TEST_SUITE_P(Dtypes, ShapeTest, ::testing::ValuesIn(dtypes()), param_name);
+
+// Every compiled kernel forced on a ragged shape, with everything it supports switched on.
+std::vector<GemmCase> every_kernel() {
+  std::vector<GemmCase> out;
+  for (const GemmKernelInfo& k : gemm_kernels()) {
+    EpilogueSpec e = {.alpha = true, .row_scale = true, .col_scale = true, .col_bias = true, .row_bias = true,
+                      .activation = Activation::kGeluTanh, .residual = Residual::kAfterActivation};
+    if (k.reductions) e.reductions = kAllReductions;
+    for (std::int64_t M : {1, 333}) {
+      out.push_back({M, 1000, 520, k.input_dtype, k.output_dtype, 0, 0, e, k.name});
+    }
+  }
+  return out;
+}
+INSTANTIATE_TEST_SUITE_P(EveryKernel, ShapeTest, ::testing::ValuesIn(every_kernel()), param_name);
+
+}  // namespace
+}  // namespace epifuse::testing

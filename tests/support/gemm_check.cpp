@@ -1,0 +1,267 @@
+#include "tests/support/gemm_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <set>
+#include <stdexcept>
+
+#include <cuda_runtime_api.h>
+
+#include "reference/gemm.hpp"
+#include "reference/numeric.hpp"
+#include "tests/support/tolerances.hpp"
+
+namespace epifuse::testing {
+namespace {
+
+constexpr double kFullReferenceMacs = 1ull << 33;  // ~8.6 GMAC: seconds on a many-core host
+constexpr int kSampledRows = 48;
+
+std::string fmt(const char* format, double a, double b = 0, double c = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof(buf), format, a, b, c);
+  return buf;
+}
+
+std::vector<float> to_float(const std::vector<std::uint8_t>& bytes, DType dtype) {
+  const std::size_t n = bytes.size() / dtype_bytes(dtype);
+  std::vector<float> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = reference::load_as_float(bytes.data(), dtype, static_cast<std::int64_t>(i));
+  return out;
+}
+
+std::vector<float> download_as_float(const void* device, std::size_t elems, DType dtype) {
+  std::vector<std::uint8_t> bytes(elems * dtype_bytes(dtype));
+  const cudaError_t err = cudaMemcpy(bytes.data(), device, bytes.size(), cudaMemcpyDeviceToHost);
+  if (err != cudaSuccess) throw std::runtime_error(std::string("cudaMemcpy: ") + cudaGetErrorString(err));
+  return to_float(bytes, dtype);
+}
+
+// The epilogue's operands on the host, as the reference takes them.
+struct HostEpilogue {
+  std::vector<float> c;
+  reference::EpilogueOperands operands;
+};
+
+HostEpilogue host_epilogue(const GemmProblem& p, const EpilogueSpec& spec) {
+  const GemmCase& c = p.spec();
+  HostEpilogue h;
+  const Epilogue& e = p.args().epilogue;
+  reference::EpilogueOperands& r = h.operands;
+  auto ptr = [](const std::vector<float>& v) { return v.empty() ? nullptr : v.data(); };
+  r.alpha = spec.alpha ? e.alpha : 1.0;
+  r.row_scale = spec.row_scale ? ptr(p.row_scale()) : nullptr;
+  r.col_scale = spec.col_scale ? ptr(p.col_scale()) : nullptr;
+  r.col_bias = spec.col_bias ? ptr(p.col_bias()) : nullptr;
+  r.row_bias = spec.row_bias ? ptr(p.row_bias()) : nullptr;
+  r.activation = {spec.activation, e.leaky_slope, e.clamp_lo, e.clamp_hi};
+  if (spec.residual != Residual::kNone) {
+    h.c = to_float(p.residual_bytes(), c.output);
+    r.residual = h.c.data();
+    r.ldc = p.ldd();
+    r.beta = e.beta;
+    r.residual_order = e.residual_order;
+  }
+  return h;
+}
+
+struct Values {
+  std::vector<double> fused, unfused, out;
+};
+
+Values reference_values(const ReferenceAccumulators& ref, const HostEpilogue& h, DType dtype, std::int64_t N,
+                        const std::vector<float>& out_all, std::int64_t ldd) {
+  Values v;
+  v.fused = reference::fused_rows(h.operands, ref.rows, N, ref.acc);
+  v.unfused = reference::unfused_rows(h.operands, dtype, ref.rows, N, ref.acc);
+  v.out.resize(v.fused.size());
+  for (std::size_t r = 0; r < ref.rows.size(); ++r) {
+    for (std::int64_t n = 0; n < N; ++n) v.out[r * N + n] = out_all[ref.rows[r] * ldd + n];
+  }
+  return v;
+}
+
+void judge_values(const Values& v, DType dtype, CheckReport* report) {
+  const Tolerance tol = tolerance_for(dtype);
+  report->fused = error_stats(v.out, v.fused);
+  report->unfused = error_stats(v.unfused, v.fused);
+  const double allowed = std::min(tol.rel_l2, kUnfusedFactor * report->unfused.rel_l2 + tol.noise);
+  report->text += "  ours    vs fp64: " + report->fused.to_string() + "\n";
+  report->text += "  unfused vs fp64: " + report->unfused.to_string() + "\n";
+  if (report->fused.nonfinite > 0) {
+    report->passed = false;
+    report->text += "  FAIL: non-finite outputs\n";
+  }
+  if (report->fused.rel_l2 > allowed) {
+    report->passed = false;
+    report->text += fmt("  FAIL: rel_l2 %.3e > allowed %.3e (min(ceiling %.1e, 2x unfused + noise))\n",
+                        report->fused.rel_l2, allowed, tol.rel_l2);
+  }
+  if (report->fused.max_elem > tol.elem) {
+    report->passed = false;
+    report->text += fmt("  FAIL: max_elem %.3e > %.3e", report->fused.max_elem, tol.elem) +
+                    fmt(" (out %.6g, ref %.6g)\n", v.out[report->fused.worst], v.fused[report->fused.worst]);
+  }
+}
+
+// Written elements are finite; padding columns between N and ldd still hold the poison bytes.
+void judge_coverage(const std::vector<std::uint8_t>& d_bytes, const GemmProblem& p, CheckReport* report) {
+  const GemmCase& c = p.spec();
+  const std::size_t elem = dtype_bytes(c.output);
+  std::int64_t unwritten = 0, padding_written = 0;
+  for (std::int64_t m = 0; m < c.M; ++m) {
+    for (std::int64_t n = 0; n < c.N; ++n) {
+      if (!std::isfinite(reference::load_as_float(d_bytes.data(), c.output, m * p.ldd() + n))) ++unwritten;
+    }
+    for (std::size_t byte = (m * p.ldd() + c.N) * elem; byte < static_cast<std::size_t>((m + 1) * p.ldd()) * elem; ++byte) {
+      if (d_bytes[byte] != kPoisonByte) ++padding_written;
+    }
+  }
+  if (unwritten) {
+    report->passed = false;
+    report->text += "  FAIL: " + std::to_string(unwritten) + " output elements not written (still NaN) or non-finite\n";
+  }
+  if (padding_written) {
+    report->passed = false;
+    report->text += "  FAIL: " + std::to_string(padding_written) + " padding bytes between N and ldd were written\n";
+  }
+  if (!p.d().guard_intact()) {
+    report->passed = false;
+    report->text += "  FAIL: bytes past the end of D were written\n";
+  }
+}
+
+void judge_vector(const char* name, const std::vector<float>& got, const std::vector<double>& ref,
+                  const std::vector<double>& scale, double tol, CheckReport* report) {
+  double worst = 0.0;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double err = std::isfinite(got[i]) ? std::fabs(got[i] - ref[i]) / (scale[i] + 1e-30) : INFINITY;
+    if (err > worst) {
+      worst = err;
+      at = i;
+    }
+  }
+  report->text += std::string("  ") + name + fmt(": max error %.3e of its scale (limit %.1e)\n", worst, tol);
+  if (worst > tol) {
+    report->passed = false;
+    report->text += std::string("  FAIL: ") + name + fmt(" at %.0f: got %.8g, ref %.8g\n", static_cast<double>(at), got[at], ref[at]);
+  }
+}
+
+void judge_reductions(const GemmProblem& p, const std::vector<std::int64_t>& rows, const Values& v,
+                      CheckReport* report) {
+  const GemmCase& c = p.spec();
+  const unsigned wanted = c.epilogue.reductions;
+  if (!wanted) return;
+  const bool all_rows = static_cast<std::int64_t>(rows.size()) == c.M;
+  const reference::Reductions ref = reference::reduce(v.fused, static_cast<std::int64_t>(rows.size()), c.N);
+  auto got = [&](unsigned flag, std::size_t length) {
+    return download_as_float(p.reduction(flag)->data(), length, DType::kFP32);
+  };
+  auto pick_rows = [&](const std::vector<float>& full) {
+    std::vector<float> picked;
+    for (std::int64_t r : rows) picked.push_back(full[r]);
+    return picked;
+  };
+  if (wanted & kRowSum) {
+    judge_vector("row_sum", pick_rows(got(kRowSum, c.M)), ref.row_sum, ref.row_abs_sum, kReductionSumTolerance, report);
+  }
+  if (wanted & kRowAmax) {
+    judge_vector("row_amax", pick_rows(got(kRowAmax, c.M)), ref.row_amax, ref.row_amax, kReductionAmaxTolerance, report);
+  }
+  if (!all_rows) {
+    if (wanted & (kColSum | kColAmax | kAmax)) report->text += "  column reductions and amax: not checked (sampled rows)\n";
+    return;
+  }
+  if (wanted & kColSum) {
+    judge_vector("col_sum", got(kColSum, c.N), ref.col_sum, ref.col_abs_sum, kReductionSumTolerance, report);
+  }
+  if (wanted & kColAmax) {
+    judge_vector("col_amax", got(kColAmax, c.N), ref.col_amax, ref.col_amax, kReductionAmaxTolerance, report);
+  }
+  if (wanted & kAmax) {
+    judge_vector("amax", got(kAmax, 1), {ref.amax}, {ref.amax}, kReductionAmaxTolerance, report);
+  }
+}
+
+}  // namespace
+
+std::vector<std::int64_t> reference_rows(std::int64_t M, std::int64_t N, std::int64_t K, std::uint64_t seed) {
+  std::vector<std::int64_t> rows;
+  if (static_cast<double>(M) * N * K <= kFullReferenceMacs || M <= kSampledRows) {
+    for (std::int64_t m = 0; m < M; ++m) rows.push_back(m);
+    return rows;
+  }
+  std::set<std::int64_t> picked = {0, 1, M / 2, M - 2, M - 1};
+  for (std::int64_t edge : {63, 64, 127, 128, 255, 256}) {
+    if (edge < M) picked.insert(edge);
+  }
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::int64_t> any_row(0, M - 1);
+  while (static_cast<int>(picked.size()) < kSampledRows) picked.insert(any_row(rng));
+  return {picked.begin(), picked.end()};
+}
+
+ReferenceAccumulators reference_accumulators(const GemmProblem& p) {
+  const GemmCase& c = p.spec();
+  const std::vector<float> a = download_as_float(p.a().data(), static_cast<std::size_t>(c.M * p.lda()), c.input);
+  const std::vector<float> b = download_as_float(p.b().data(), static_cast<std::size_t>(c.N * c.K), c.input);
+  ReferenceAccumulators ref;
+  ref.rows = reference_rows(c.M, c.N, c.K, p.seed());
+  ref.acc = reference::gemm_rows({c.M, c.N, c.K, a.data(), p.lda(), b.data(), c.K}, ref.rows);
+  return ref;
+}
+
+CheckReport run_and_check(GemmProblem& p, const ReferenceAccumulators* reference) {
+  const GemmCase& c = p.spec();
+  CheckReport report;
+  report.passed = true;
+  report.text = "case " + c.name() + ", seed " + std::to_string(p.seed()) + "\n";
+  if (Status s = gemm_selected_kernel(p.args(), &report.kernel); !s.ok()) {
+    report.passed = false;
+    report.text += "  FAIL: gemm_selected_kernel: " + s.to_string() + "\n";
+    return report;
+  }
+  report.text += "  kernel " + report.kernel + "\n";
+
+  p.poison_outputs();
+  if (Status s = gemm(p.args(), nullptr); !s.ok()) {
+    report.passed = false;
+    report.text += "  FAIL: gemm returned " + s.to_string() + "\n";
+    return report;
+  }
+  if (cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess) {
+    report.passed = false;
+    report.text += std::string("  FAIL: kernel error: ") + cudaGetErrorString(err) + "\n";
+    return report;
+  }
+
+  const std::vector<std::uint8_t> d_bytes = p.d().download();
+  judge_coverage(d_bytes, p, &report);
+  const ReferenceAccumulators computed = reference ? ReferenceAccumulators{} : reference_accumulators(p);
+  const ReferenceAccumulators& ref = reference ? *reference : computed;
+  report.rows_checked = static_cast<std::int64_t>(ref.rows.size());
+  report.text += "  reference rows: " + std::to_string(ref.rows.size()) + " of " + std::to_string(c.M) + "\n";
+  const Values v = reference_values(ref, host_epilogue(p, c.epilogue), c.output, c.N, to_float(d_bytes, c.output), p.ldd());
+  judge_values(v, c.output, &report);
+  judge_reductions(p, ref.rows, v, &report);
+  return report;
+}
+
+CheckReport check_external_output(const GemmProblem& p, const ReferenceAccumulators& ref, const void* d,
+                                  std::int64_t ldd, DType dtype, const EpilogueSpec& spec) {
+  const GemmCase& c = p.spec();
+  CheckReport report;
+  report.passed = true;
+  report.text = "external output for " + c.name() + " as " + spec.name() + "\n";
+  report.rows_checked = static_cast<std::int64_t>(ref.rows.size());
+  const std::vector<float> out = download_as_float(d, static_cast<std::size_t>(c.M * ldd), dtype);
+  const Values v = reference_values(ref, host_epilogue(p, spec), dtype, c.N, out, ldd);
+  judge_values(v, dtype, &report);
+  return report;
+}
+
+}  // namespace epifuse::testing

@@ -1,0 +1,201 @@
+// validate_gemm_args: every rule of include/epifuse/gemm.hpp gives a clear error. No GPU needed:
+// validation never dereferences or launches, so the operands are fake, disjoint addresses.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "epifuse/gemm.hpp"
+
+namespace epifuse {
+namespace {
+
+template <class T = void>
+T* fake(std::uintptr_t address) {
+  return reinterpret_cast<T*>(address);
+}
+
+constexpr std::uintptr_t kA = 0x10000000, kB = 0x20000000, kD = 0x30000000, kC = 0x40000000, kVec = 0x50000000;
+
+GemmArgs valid_args() {
+  GemmArgs a;
+  a.M = 333;
+  a.N = 1000;
+  a.K = 520;
+  a.A = fake(kA);
+  a.lda = 520;
+  a.B = fake(kB);
+  a.ldb = 520;
+  a.D = fake(kD);
+  a.ldd = 1000;
+  return a;
+}
+
+void expect_error(const GemmArgs& a, StatusCode code, const std::string& needle) {
+  const Status s = validate_gemm_args(a);
+  EXPECT_EQ(s.code(), code) << s.to_string();
+  EXPECT_NE(s.message().find(needle), std::string::npos) << "message: " << s.message() << "\nexpected: " << needle;
+}
+
+TEST(Validate, AcceptsValidArguments) {
+  EXPECT_TRUE(validate_gemm_args(valid_args()).ok());
+  GemmArgs a = valid_args();
+  a.lda = 1024;  // strided A
+  a.ldd = 1024;
+  a.output_dtype = DType::kFP32;
+  EXPECT_TRUE(validate_gemm_args(a).ok()) << validate_gemm_args(a).to_string();
+}
+
+TEST(Validate, EmptyOutputIsANoOpEvenWithNullPointers) {
+  GemmArgs a;
+  a.M = 0;
+  a.N = 1000;
+  a.K = 520;
+  EXPECT_TRUE(validate_gemm_args(a).ok());
+  a.M = 7;
+  a.N = 0;
+  EXPECT_TRUE(validate_gemm_args(a).ok());
+}
+
+TEST(Validate, NegativeOrHugeSizes) {
+  for (auto field : {&GemmArgs::M, &GemmArgs::N, &GemmArgs::K}) {
+    GemmArgs a = valid_args();
+    a.*field = -1;
+    expect_error(a, StatusCode::kInvalidArgument, "must be >= 0, got -1");
+    a.*field = std::int64_t{1} << 31;
+    expect_error(a, StatusCode::kInvalidArgument, "must be < 2^31");
+  }
+  GemmArgs a = valid_args();
+  a.K = 0;
+  expect_error(a, StatusCode::kInvalidArgument, "K must be >= 1");
+}
+
+TEST(Validate, NullRequiredPointers) {
+  for (auto [field, name] : {std::pair{&GemmArgs::A, "A is null"}, std::pair{&GemmArgs::B, "B is null"}}) {
+    GemmArgs a = valid_args();
+    a.*field = nullptr;
+    expect_error(a, StatusCode::kInvalidArgument, name);
+  }
+  GemmArgs a = valid_args();
+  a.D = nullptr;
+  expect_error(a, StatusCode::kInvalidArgument, "D is null");
+}
+
+TEST(Validate, MisalignedPointers) {
+  GemmArgs a = valid_args();
+  a.A = fake(kA + 2);
+  expect_error(a, StatusCode::kInvalidArgument, "A must be 16-byte aligned");
+  a = valid_args();
+  a.B = fake(kB + 8);
+  expect_error(a, StatusCode::kInvalidArgument, "B must be 16-byte aligned");
+  a = valid_args();
+  a.D = fake(kD + 4);
+  expect_error(a, StatusCode::kInvalidArgument, "D must be 16-byte aligned");
+  a = valid_args();
+  a.epilogue.residual = fake(kC + 2);
+  a.epilogue.ldc = 1000;
+  expect_error(a, StatusCode::kInvalidArgument, "epilogue.residual must be 16-byte aligned");
+  a = valid_args();
+  a.epilogue.col_bias = fake<const float>(kVec + 2);
+  expect_error(a, StatusCode::kInvalidArgument, "epilogue.col_bias must be 4-byte aligned");
+}
+
+TEST(Validate, LeadingDimensions) {
+  GemmArgs a = valid_args();
+  a.lda = 512;
+  expect_error(a, StatusCode::kInvalidArgument, "lda (512) must be >= K (520)");
+  a = valid_args();
+  a.lda = 524;
+  expect_error(a, StatusCode::kInvalidArgument, "lda (524) must be a multiple of 8 elements");
+  a = valid_args();
+  a.ldb = 500;
+  expect_error(a, StatusCode::kInvalidArgument, "ldb (500) must be >= K");
+  a = valid_args();
+  a.ldd = 999;
+  expect_error(a, StatusCode::kInvalidArgument, "ldd (999) must be >= N (1000)");
+  a = valid_args();
+  a.ldd = 1004;
+  expect_error(a, StatusCode::kInvalidArgument, "ldd (1004) must be a multiple of 8 elements");
+  a = valid_args();
+  a.output_dtype = DType::kFP32;
+  a.ldd = 1004;  // 4016 bytes: fine for fp32
+  EXPECT_TRUE(validate_gemm_args(a).ok());
+  a = valid_args();
+  a.epilogue.residual = fake(kC);
+  a.epilogue.ldc = 10;
+  expect_error(a, StatusCode::kInvalidArgument, "epilogue.ldc (10) must be >= N");
+}
+
+TEST(Validate, SizesThatBreakAlignment) {
+  GemmArgs a = valid_args();
+  a.K = 516;
+  a.lda = a.ldb = 520;
+  expect_error(a, StatusCode::kInvalidArgument, "K (516) must be a multiple of 8");
+  a = valid_args();
+  a.N = 1001;
+  a.ldd = 1008;
+  expect_error(a, StatusCode::kInvalidArgument, "N (1001) must be a multiple of 8 for bf16 output");
+  a.output_dtype = DType::kFP32;
+  expect_error(a, StatusCode::kInvalidArgument, "N (1001) must be a multiple of 4 for fp32 output");
+}
+
+TEST(Validate, UnsupportedDtypeCombinations) {
+  const std::pair<DType, DType> unsupported[] = {
+      {DType::kBF16, DType::kFP16}, {DType::kFP16, DType::kBF16}, {DType::kFP32, DType::kFP32}};
+  for (auto [in, out] : unsupported) {
+    GemmArgs a = valid_args();
+    a.input_dtype = in;
+    a.output_dtype = out;
+    expect_error(a, StatusCode::kNotSupported, "is not compiled");
+  }
+}
+
+TEST(Validate, OutputAliasingInputs) {
+  GemmArgs a = valid_args();
+  a.D = fake(kA);
+  expect_error(a, StatusCode::kInvalidArgument, "D overlaps A");
+  a = valid_args();
+  a.D = fake(kB + 1024);  // inside B
+  expect_error(a, StatusCode::kInvalidArgument, "D overlaps B");
+  a = valid_args();
+  a.epilogue.col_bias = fake<const float>(kD + 64);
+  expect_error(a, StatusCode::kInvalidArgument, "D overlaps col_bias");
+  a = valid_args();
+  a.epilogue.row_sum = fake<float>(kA + 16);
+  expect_error(a, StatusCode::kInvalidArgument, "row_sum overlaps A");
+  a = valid_args();
+  a.epilogue.col_sum = fake<float>(kVec);
+  a.epilogue.col_amax = fake<float>(kVec + 16);
+  expect_error(a, StatusCode::kInvalidArgument, "col_sum overlaps col_amax");
+}
+
+TEST(Validate, ResidualMayBeDButNotOverlapIt) {
+  GemmArgs a = valid_args();
+  a.epilogue.residual = a.D;
+  a.epilogue.ldc = a.ldd;
+  EXPECT_TRUE(validate_gemm_args(a).ok()) << "in-place residual must be allowed";
+  a.epilogue.residual = fake(kD + 2000);
+  expect_error(a, StatusCode::kInvalidArgument, "C (residual) overlaps D");
+  a.epilogue.residual = a.D;
+  a.epilogue.ldc = a.ldd + 8;
+  expect_error(a, StatusCode::kInvalidArgument, "C (residual) overlaps D");
+}
+
+TEST(Validate, EpilogueValues) {
+  GemmArgs a = valid_args();
+  a.epilogue.activation = Activation::kClamp;
+  a.epilogue.clamp_lo = 1.0f;
+  a.epilogue.clamp_hi = -1.0f;
+  expect_error(a, StatusCode::kInvalidArgument, "clamp_lo (1.000000) must be <= clamp_hi");
+  a = valid_args();
+  a.epilogue.activation = static_cast<Activation>(42);
+  expect_error(a, StatusCode::kInvalidArgument, "activation 42 is not an Activation");
+}
+
+TEST(Validate, MessagesNameTheCall) {
+  GemmArgs a = valid_args();
+  a.A = nullptr;
+  EXPECT_EQ(validate_gemm_args(a).to_string(), "invalid argument: gemm: A is null");
+}
+
+}  // namespace
+}  // namespace epifuse
