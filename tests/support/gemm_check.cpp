@@ -71,14 +71,17 @@ struct Values {
   std::vector<double> fused, unfused, out;
 };
 
+// `out_bytes`: the whole output as stored, [M, ldd] of `dtype`; only the reference rows are read.
 Values reference_values(const ReferenceAccumulators& ref, const HostEpilogue& h, DType dtype, std::int64_t N,
-                        const std::vector<float>& out_all, std::int64_t ldd) {
+                        const std::vector<std::uint8_t>& out_bytes, std::int64_t ldd) {
   Values v;
   v.fused = reference::fused_rows(h.operands, ref.rows, N, ref.acc);
   v.unfused = reference::unfused_rows(h.operands, dtype, ref.rows, N, ref.acc);
   v.out.resize(v.fused.size());
   for (std::size_t r = 0; r < ref.rows.size(); ++r) {
-    for (std::int64_t n = 0; n < N; ++n) v.out[r * N + n] = out_all[ref.rows[r] * ldd + n];
+    for (std::int64_t n = 0; n < N; ++n) {
+      v.out[r * N + n] = reference::load_as_float(out_bytes.data(), dtype, ref.rows[r] * ldd + n);
+    }
   }
   return v;
 }
@@ -111,6 +114,7 @@ void judge_coverage(const std::vector<std::uint8_t>& d_bytes, const GemmProblem&
   const GemmCase& c = p.spec();
   const std::size_t elem = dtype_bytes(c.output);
   std::int64_t unwritten = 0, padding_written = 0;
+#pragma omp parallel for reduction(+ : unwritten, padding_written) schedule(static)
   for (std::int64_t m = 0; m < c.M; ++m) {
     for (std::int64_t n = 0; n < c.N; ++n) {
       if (!std::isfinite(reference::load_as_float(d_bytes.data(), c.output, m * p.ldd() + n))) ++unwritten;
@@ -245,7 +249,7 @@ CheckReport run_and_check(GemmProblem& p, const ReferenceAccumulators* reference
   const ReferenceAccumulators& ref = reference ? *reference : computed;
   report.rows_checked = static_cast<std::int64_t>(ref.rows.size());
   report.text += "  reference rows: " + std::to_string(ref.rows.size()) + " of " + std::to_string(c.M) + "\n";
-  const Values v = reference_values(ref, host_epilogue(p, c.epilogue), c.output, c.N, to_float(d_bytes, c.output), p.ldd());
+  const Values v = reference_values(ref, host_epilogue(p, c.epilogue), c.output, c.N, d_bytes, p.ldd());
   judge_values(v, c.output, &report);
   judge_reductions(p, ref.rows, v, &report);
   return report;
@@ -258,7 +262,10 @@ CheckReport check_external_output(const GemmProblem& p, const ReferenceAccumulat
   report.passed = true;
   report.text = "external output for " + c.name() + " as " + spec.name() + "\n";
   report.rows_checked = static_cast<std::int64_t>(ref.rows.size());
-  const std::vector<float> out = download_as_float(d, static_cast<std::size_t>(c.M * ldd), dtype);
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(c.M * ldd) * dtype_bytes(dtype));
+  if (cudaError_t err = cudaMemcpy(out.data(), d, out.size(), cudaMemcpyDeviceToHost); err != cudaSuccess) {
+    throw std::runtime_error(std::string("cudaMemcpy: ") + cudaGetErrorString(err));
+  }
   const Values v = reference_values(ref, host_epilogue(p, spec), dtype, c.N, out, ldd);
   judge_values(v, dtype, &report);
   return report;

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs the GPU proof of a build on a Hopper machine: unit and GPU tests, the example, the bench,
+# and compute-sanitizer (memcheck, racecheck) over a subset of the GPU suite. Logs and the bench
+# JSON go to OUT_DIR. Meant for a machine that runs prebuilt binaries (BIN_DIR: the test, bench
+# and example executables); on a machine with the toolchain, scripts/test.sh and scripts/bench.sh
+# do the same after building.
+#   scripts/gpu_validation.sh BIN_DIR OUT_DIR [stage ...]    stages: tests bench sweep sanitizer
+set -uo pipefail
+bin=$(cd "$1" && pwd)
+out=$(mkdir -p "$2" && cd "$2" && pwd)
+shift 2
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(tests bench)
+
+run() {  # name timeout_s command...
+  local name=$1 limit=$2
+  shift 2
+  echo "== $name: $*"
+  local start=$SECONDS
+  timeout "$limit" "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  echo "== $name: exit $rc after $((SECONDS - start)) s"
+  return $rc
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw \
+  --format=csv >"$out/gpu.csv" 2>&1
+cat "$out/gpu.csv"
+for exe in "$bin"/*; do
+  missing=$(ldd "$exe" 2>/dev/null | grep "not found")
+  [ -n "$missing" ] && echo "$(basename "$exe"): $missing"
+done
+
+for stage in "${stages[@]}"; do
+  case $stage in
+    tests)
+      run unit_tests 60 "$bin/epifuse_unit_tests"
+      run gpu_tests "${GPU_TESTS_TIMEOUT:-400}" "$bin/epifuse_gpu_tests"
+      grep -E "^\[case\]" "$out/gpu_tests.log" | awk '{print $NF}' | sort | uniq -c
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? from .* ran" "$out/gpu_tests.log" | tail -5
+      grep -E "^\[  FAILED  \]" "$out/gpu_tests.log" | head -20
+      run example 60 "$bin/custom_epilogue" && tail -1 "$out/example.log"
+      ;;
+    bench)
+      run bench "${BENCH_TIMEOUT:-400}" "$bin/epifuse-bench" gemm --json "$out/gemm.json"
+      sed -n '/^NVIDIA\|^ceilings\|^op /,$p' "$out/bench.log" | grep -v "^sweep"
+      ;;
+    sweep)
+      run sweep "${BENCH_TIMEOUT:-400}" "$bin/epifuse-bench" gemm --no-check --sweep --quick --json "$out/sweep.json"
+      ;;
+    sanitizer)
+      filter='*EveryKernel*x1000x520*:*Behavior.BadInput*:*Behavior.Reductions*'
+      run memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/epifuse_gpu_tests" --gtest_filter="$filter"
+      tail -3 "$out/memcheck.log"
+      run racecheck 300 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/epifuse_gpu_tests" \
+        --gtest_filter='*EveryKernel*1x1000x520*'
+      tail -3 "$out/racecheck.log"
+      ;;
+  esac
+done
