@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
+#include <memory>
+#include <stdexcept>
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -37,7 +40,8 @@ struct NamedEpilogue {
 const EpilogueSpec kBiasGelu = {.col_bias = true, .activation = Activation::kGeluTanh};
 
 // The fused epilogues timed against plain: the two seed chains, dequantization scales, a rich
-// chain, and reductions (which run on the reducing kernel).
+// chain, and reductions: amax and row_amax (the scales of FP8 quantization per tensor and per
+// token) in the same kernel, column reductions on the column-reduction kernel.
 std::vector<NamedEpilogue> fused_epilogues() {
   return {
       {"none", {}},
@@ -48,6 +52,7 @@ std::vector<NamedEpilogue> fused_epilogues() {
       {"scale_bias_silu_residual",
        {.col_scale = true, .col_bias = true, .activation = Activation::kSiLU, .residual = Residual::kAfterActivation}},
       {"bias_gelu_amax", {.col_bias = true, .activation = Activation::kGeluTanh, .reductions = testing::kAmax}},
+      {"bias_gelu_row_amax", {.col_bias = true, .activation = Activation::kGeluTanh, .reductions = testing::kRowAmax}},
       {"bias_gelu_all_reductions",
        {.col_bias = true, .activation = Activation::kGeluTanh, .reductions = testing::kAllReductions}},
   };
@@ -106,196 +111,229 @@ std::string check_word(const testing::CheckReport& r) {
   return r.passed ? "pass" : "fail";
 }
 
-void progress(const Shape& s, const Row& r) {
-  std::fprintf(stderr, "[gemm] %5lld x %5lld x %5lld  %-26s %-22s %10.1f us  %s\n", static_cast<long long>(s.M),
-               static_cast<long long>(s.N), static_cast<long long>(s.K), r.epilogue.c_str(), r.impl.c_str(),
-               r.timing.median_us, r.check.c_str());
+void throw_if_failed(const Status& s) {
+  if (!s.ok()) throw std::runtime_error(s.to_string());
 }
 
+// One implementation of one shape: its row (all but the timing) and how to launch iteration i.
+struct Contender {
+  Row row;
+  std::function<void(int)> launch;
+};
+
+// Everything measured for one shape. Preparing a contender checks it against the fp64 reference;
+// all contenders are then timed together, interleaved, so they share the GPU's clock states.
 class ShapeRun {
  public:
-  ShapeRun(const GemmSuiteOptions& options, const DeviceFacts& device, const Shape& shape, std::vector<Row>* rows)
-      : options_(options), device_(device), shape_(shape), rows_(rows), seed_(testing::derive_seed(testing::run_seed(), shape.M * 1000003 + shape.N * 1009 + shape.K)) {}
+  ShapeRun(const GemmSuiteOptions& options, const DeviceFacts& device, const Ceilings& ceilings, const Shape& shape)
+      : options_(options),
+        device_(device),
+        ceilings_(ceilings),
+        shape_(shape),
+        seed_(testing::derive_seed(testing::run_seed(), shape.M * 1000003 + shape.N * 1009 + shape.K)) {}
 
-  void run() {
-    GemmProblem plain(gemm_case({}), seed_);
-    if (options_.check) reference_ = testing::reference_accumulators(plain);
-    const OperandSets sets(plain, device_.l2_bytes);
-    run_cublaslt(plain, sets);
-    for (const NamedEpilogue& e : fused_epilogues()) run_epifuse(e, "epifuse", "");
-    run_static(plain, sets);
-    if (options_.sweep) run_sweep();
+  void run(std::vector<Row>* rows) {
+    plain_ = std::make_unique<GemmProblem>(gemm_case({}), seed_);
+    if (options_.check) reference_ = testing::reference_accumulators(*plain_);
+    plain_sets_ = std::make_unique<OperandSets>(*plain_, device_.l2_bytes);
+    add_cublaslt();
+    for (const NamedEpilogue& e : fused_epilogues()) add_epifuse(e);
+    add_static();
+    measure(rows);
+    if (options_.sweep) sweep(rows);
   }
 
  private:
-  GemmCase gemm_case(const EpilogueSpec& e, std::string kernel = "") const {
-    return {shape_.M, shape_.N, shape_.K, DType::kBF16, DType::kBF16, 0, 0, e, std::move(kernel)};
+  GemmCase gemm_case(const EpilogueSpec& e) const {
+    return {shape_.M, shape_.N, shape_.K, DType::kBF16, DType::kBF16, 0, 0, e};
   }
 
-  Row& add_row(const std::string& impl, const std::string& epilogue, const EpilogueSpec& spec, const Timing& t,
-               std::string check, std::string kernel) {
+  Row make_row(const std::string& impl, const std::string& epilogue, const EpilogueSpec& spec, std::string check,
+               std::string kernel) const {
     Row r;
     r.impl = impl;
     r.M = shape_.M;
     r.N = shape_.N;
     r.K = shape_.K;
     r.epilogue = epilogue;
-    r.timing = t;
     r.flops = gemm_flops(shape_);
     r.bytes = min_bytes(shape_, spec);
     r.check = std::move(check);
     r.kernel = std::move(kernel);
-    times_[impl + "/" + epilogue] = t.median_us;
-    progress(shape_, r);
-    rows_->push_back(std::move(r));
-    return rows_->back();
+    return r;
   }
 
-  double time_of(const std::string& key) const {
-    const auto it = times_.find(key);
-    return it == times_.end() ? NAN : it->second;
+  std::string check_external(const GemmProblem& p, const void* d, const EpilogueSpec& spec) const {
+    if (!options_.check) return "skipped";
+    EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+    return check_word(testing::check_external_output(p, reference_, d, p.ldd(), DType::kBF16, spec));
   }
 
-  void run_cublaslt(const GemmProblem& plain, const OperandSets& sets) {
-    cudaStream_t stream = nullptr;
+  void add_cublaslt() {
     const Shape& s = shape_;
-    CublasLtGemm lt(s.M, s.N, s.K, DType::kBF16, DType::kBF16, LtEpilogue::kNone);
+    const OperandSets& sets = *plain_sets_;
     const GemmArgs a0 = sets.args(0);
-    lt.autotune(a0.A, a0.B, a0.D, nullptr, stream);
-    std::string check = "skipped";
-    if (options_.check) {
-      lt.run(a0.A, a0.B, a0.D, nullptr, stream);
-      check = check_word(testing::check_external_output(plain, reference_, a0.D, a0.ldd, DType::kBF16, {}));
-    }
-    const Timing t_plain = time_launches(
-        [&](int i) { const GemmArgs a = sets.args(i); lt.run(a.A, a.B, a.D, nullptr, stream); }, stream, options_.timing);
-    add_row("cublaslt", "none", {}, t_plain, check, lt.algo_description());
+    lt_ = std::make_unique<CublasLtGemm>(s.M, s.N, s.K, DType::kBF16, DType::kBF16, LtEpilogue::kNone);
+    lt_->autotune(a0.A, a0.B, a0.D, nullptr, nullptr);
+    lt_->run(a0.A, a0.B, a0.D, nullptr, nullptr);
+    contenders_.push_back({make_row("cublaslt", "none", {}, check_external(*plain_, a0.D, {}), lt_->algo_description()),
+                           [this, &sets](int i) {
+                             const GemmArgs a = sets.args(i);
+                             lt_->run(a.A, a.B, a.D, nullptr, nullptr);
+                           }});
 
-    // Bias as cuBLASLt takes it (D's dtype); the values are bf16-exact, so the math is identical.
-    GemmProblem biased(gemm_case(kBiasGelu), seed_);
+    // cuBLASLt takes the bias in D's dtype; the values are bf16-exact, so the math is identical.
+    biased_ = std::make_unique<GemmProblem>(gemm_case(kBiasGelu), seed_);
     std::vector<std::uint16_t> bias_bf16;
-    for (float v : biased.col_bias()) bias_bf16.push_back(reference::float_to_bf16(v));
-    DeviceBuffer bias(bias_bf16.size() * sizeof(std::uint16_t), 0);
-    bias.upload(bias_bf16.data(), bias.bytes());
-    const float* bias_f32 = biased.args().epilogue.col_bias;
+    for (float v : biased_->col_bias()) bias_bf16.push_back(reference::float_to_bf16(v));
+    bias_bf16_ = DeviceBuffer(bias_bf16.size() * sizeof(std::uint16_t), 0);
+    bias_bf16_.upload(bias_bf16.data(), bias_bf16_.bytes());
+    const void* bias = bias_bf16_.data();
+    const float* bias_f32 = biased_->args().epilogue.col_bias;
 
-    CublasLtGemm lt_gelu(s.M, s.N, s.K, DType::kBF16, DType::kBF16, LtEpilogue::kGeluBias);
-    lt_gelu.autotune(a0.A, a0.B, a0.D, bias.data(), stream);
-    if (options_.check) {
-      lt_gelu.run(a0.A, a0.B, a0.D, bias.data(), stream);
-      check = check_word(testing::check_external_output(plain, reference_, a0.D, a0.ldd, DType::kBF16, kBiasGelu));
-    }
-    const Timing t_lt_gelu = time_launches(
-        [&](int i) { const GemmArgs a = sets.args(i); lt_gelu.run(a.A, a.B, a.D, bias.data(), stream); }, stream,
-        options_.timing);
-    add_row("cublaslt", "bias_gelu", kBiasGelu, t_lt_gelu, check, lt_gelu.algo_description());
+    lt_gelu_ = std::make_unique<CublasLtGemm>(s.M, s.N, s.K, DType::kBF16, DType::kBF16, LtEpilogue::kGeluBias);
+    lt_gelu_->autotune(a0.A, a0.B, a0.D, bias, nullptr);
+    lt_gelu_->run(a0.A, a0.B, a0.D, bias, nullptr);
+    contenders_.push_back(
+        {make_row("cublaslt", "bias_gelu", kBiasGelu, check_external(*plain_, a0.D, kBiasGelu), lt_gelu_->algo_description()),
+         [this, &sets, bias](int i) {
+           const GemmArgs a = sets.args(i);
+           lt_gelu_->run(a.A, a.B, a.D, bias, nullptr);
+         }});
 
-    auto unfused = [&](const GemmArgs& a) {
-      lt.run(a.A, a.B, a.D, nullptr, stream);
-      bias_gelu_inplace(a.D, DType::kBF16, s.M, s.N, a.ldd, bias_f32, stream);
-    };
-    if (options_.check) {
-      unfused(a0);
-      check = check_word(testing::check_external_output(biased, reference_, a0.D, a0.ldd, DType::kBF16, kBiasGelu));
-    }
-    const Timing t_unfused = time_launches([&](int i) { unfused(sets.args(i)); }, stream, options_.timing);
-    Row& r = add_row("cublaslt+act", "bias_gelu", kBiasGelu, t_unfused, check, lt.algo_description() + " + bias_gelu kernel");
+    auto act = [s, bias_f32](const GemmArgs& a) { bias_gelu_inplace(a.D, DType::kBF16, s.M, s.N, a.ldd, bias_f32, nullptr); };
+    lt_->run(a0.A, a0.B, a0.D, nullptr, nullptr);
+    act(a0);
+    contenders_.push_back({make_row("cublaslt+act", "bias_gelu", kBiasGelu, check_external(*biased_, a0.D, kBiasGelu),
+                                    lt_->algo_description() + " + bias_gelu kernel"),
+                           [this, &sets, act](int i) {
+                             const GemmArgs a = sets.args(i);
+                             lt_->run(a.A, a.B, a.D, nullptr, nullptr);
+                             act(a);
+                           }});
     // The separate kernel alone: one read and one write of D.
-    const Timing t_act = time_launches(
-        [&](int i) { const GemmArgs a = sets.args(i); bias_gelu_inplace(a.D, DType::kBF16, s.M, s.N, a.ldd, bias_f32, stream); },
-        stream, options_.timing);
-    r.extra["act_kernel_us"] = t_act.median_us;
-    r.extra["act_kernel_gbps"] = 4.0 * s.M * s.N / (t_act.median_us * 1e3);
+    Row act_row = make_row("act_kernel", "bias_gelu", kBiasGelu, "skipped", "bias_gelu_inplace");
+    act_row.op = "elementwise";
+    act_row.flops = 0;
+    act_row.bytes = 4.0 * s.M * s.N;
+    contenders_.push_back({act_row, [&sets, act](int i) { act(sets.args(i)); }});
   }
 
-  void run_epifuse(const NamedEpilogue& e, const std::string& impl, const std::string& kernel) {
-    GemmProblem problem(gemm_case(e.spec, kernel), seed_);
-    std::string check = "skipped";
-    if (options_.check) check = check_word(testing::run_and_check(problem, &reference_));
-    std::string kernel_name;
-    if (Status s = gemm_selected_kernel(problem.args(), &kernel_name); !s.ok()) throw std::runtime_error(s.to_string());
-    const OperandSets sets(problem, device_.l2_bytes);
-    const Timing t = time_launches(
-        [&](int i) {
-          if (Status s = gemm(sets.args(i), nullptr); !s.ok()) throw std::runtime_error(s.to_string());
-        },
-        nullptr, options_.timing);
-    Row& r = add_row(impl, e.name, e.spec, t, check, kernel_name);
-    const double ours = t.median_us;
-    if (e.name == "none") {
-      r.extra["vs_cublaslt"] = time_of("cublaslt/none") / ours;
-    } else if (e.name == "bias_gelu") {
-      r.extra["vs_cublaslt_bias_gelu"] = time_of("cublaslt/bias_gelu") / ours;
-      r.extra["vs_cublaslt+act"] = time_of("cublaslt+act/bias_gelu") / ours;
-      r.extra["overhead_vs_plain_pct"] = 100.0 * (ours / time_of(impl + "/none") - 1.0);
-    } else {
-      r.extra["overhead_vs_plain_pct"] = 100.0 * (ours / time_of(impl + "/none") - 1.0);
-    }
+  void add_epifuse(const NamedEpilogue& e) {
+    auto problem = std::make_unique<GemmProblem>(gemm_case(e.spec), seed_);
+    const std::string check = options_.check ? check_word(testing::run_and_check(*problem, &reference_)) : "skipped";
+    std::string kernel;
+    throw_if_failed(gemm_selected_kernel(problem->args(), &kernel));
+    auto sets = std::make_unique<OperandSets>(*problem, device_.l2_bytes);
+    const OperandSets* s = sets.get();
+    contenders_.push_back({make_row("epifuse", e.name, e.spec, check, kernel),
+                           [s](int i) { throw_if_failed(gemm(s->args(i), nullptr)); }});
+    problems_.push_back(std::move(problem));
+    operand_sets_.push_back(std::move(sets));
   }
 
-  // Flexibility cost, where the heuristic runs the static twin's configuration.
-  void run_static(const GemmProblem& plain, const OperandSets& sets) {
+  // Flexibility cost, where the heuristic runs the static twins' configuration.
+  void add_static() {
     std::string selected;
-    if (Status s = gemm_selected_kernel(plain.args(), &selected); !s.ok() || selected != static_gemm_twin_kernel()) return;
+    if (!gemm_selected_kernel(plain_->args(), &selected).ok() || selected != static_gemm_twin_kernel()) return;
+    const OperandSets& sets = *plain_sets_;
     const GemmArgs a0 = sets.args(0);
-    std::string check = "skipped";
-    if (options_.check) {
-      if (Status s = static_gemm(a0, nullptr); !s.ok()) throw std::runtime_error(s.to_string());
-      check = check_word(testing::check_external_output(plain, reference_, a0.D, a0.ldd, DType::kBF16, {}));
+    const std::pair<const char*, Status (*)(const GemmArgs&, cudaStream_t)> twins[] = {
+        {"epifuse-static", &static_gemm}, {"epifuse-static+c", &static_gemm_with_c}};
+    for (const auto& [impl, fn] : twins) {
+      throw_if_failed(fn(a0, nullptr));
+      contenders_.push_back({make_row(impl, "none", {}, check_external(*plain_, a0.D, {}),
+                                      std::string(static_gemm_twin_kernel()) + " with D = cast(acc) only"),
+                             [&sets, fn](int i) { throw_if_failed(fn(sets.args(i), nullptr)); }});
     }
-    const Timing t = time_launches(
-        [&](int i) {
-          if (Status s = static_gemm(sets.args(i), nullptr); !s.ok()) throw std::runtime_error(s.to_string());
-        },
-        nullptr, options_.timing);
-    add_row("epifuse-static", "none", {}, t, check, std::string(static_gemm_twin_kernel()) + " with D = cast(acc) only");
-    for (Row& r : *rows_) {
-      if (r.impl == "epifuse" && r.epilogue == "none" && r.M == shape_.M && r.N == shape_.N && r.K == shape_.K) {
-        r.extra["flexibility_cost_pct"] = 100.0 * (r.timing.median_us / t.median_us - 1.0);
+  }
+
+  void measure(std::vector<Row>* rows) {
+    std::vector<std::function<void(int)>> launches;
+    for (const Contender& c : contenders_) launches.push_back(c.launch);
+    const std::vector<Timing> timings = time_interleaved(launches, nullptr, options_.timing);
+    std::map<std::string, double> us;  // "impl/epilogue" → median
+    for (std::size_t i = 0; i < contenders_.size(); ++i) {
+      contenders_[i].row.timing = timings[i];
+      us[contenders_[i].row.impl + "/" + contenders_[i].row.epilogue] = timings[i].median_us;
+    }
+    for (Contender& c : contenders_) {
+      Row& r = c.row;
+      const double t = r.timing.median_us;
+      if (r.impl == "epifuse" && r.epilogue == "none") {
+        r.extra["vs_cublaslt"] = us["cublaslt/none"] / t;
+        if (us.count("epifuse-static/none")) {
+          r.extra["flexibility_cost_pct"] = 100.0 * (t / us["epifuse-static/none"] - 1.0);
+          r.extra["flexibility_cost_vs_static_with_c_pct"] = 100.0 * (t / us["epifuse-static+c/none"] - 1.0);
+        }
+      } else if (r.impl == "epifuse") {
+        r.extra["overhead_vs_plain_pct"] = 100.0 * (t / us["epifuse/none"] - 1.0);
+        if (r.epilogue == "bias_gelu") {
+          r.extra["vs_cublaslt_bias_gelu"] = us["cublaslt/bias_gelu"] / t;
+          r.extra["vs_cublaslt+act"] = us["cublaslt+act/bias_gelu"] / t;
+        }
+      } else if (r.impl == "act_kernel") {
+        r.extra["pct_of_copy_bandwidth"] = 100.0 * (r.bytes / (t * 1e3)) / ceilings_.copy_gbps;
       }
+      std::fprintf(stderr, "[gemm] %5lld x %5lld x %5lld  %-26s %-16s %10.1f us  %s\n", static_cast<long long>(r.M),
+                   static_cast<long long>(r.N), static_cast<long long>(r.K), r.epilogue.c_str(), r.impl.c_str(), t,
+                   r.check.c_str());
+      rows->push_back(r);
     }
   }
 
   // Tuning data: every compiled bf16 kernel under several raster orders and swizzles, plain
-  // epilogue, launched through the registry. Correctness of each kernel is the test suite's
-  // EveryKernel cases; these rows are not checked.
-  void run_sweep() {
-    GemmProblem problem(gemm_case({}), seed_);
-    const OperandSets sets(problem, device_.l2_bytes);
+  // epilogue, launched through the registry, interleaved with cuBLASLt. Correctness of each
+  // kernel is the test suite's EveryKernel cases; these rows are not checked.
+  void sweep(std::vector<Row>* rows) {
+    const OperandSets& sets = *plain_sets_;
     sm90::LaunchConfig defaults;
-    if (Status s = sm90::default_launch_config(&defaults); !s.ok()) throw std::runtime_error(s.to_string());
+    throw_if_failed(sm90::default_launch_config(&defaults));
     const std::pair<sm90::RasterOrder, const char*> rasters[] = {
         {sm90::RasterOrder::kHeuristic, "auto"}, {sm90::RasterOrder::kAlongM, "along_m"}, {sm90::RasterOrder::kAlongN, "along_n"}};
+    std::vector<Row> sweep_rows = {make_row("cublaslt", "none", {}, "skipped", lt_->algo_description())};
+    std::vector<std::function<void(int)>> launches = {[this, &sets](int i) {
+      const GemmArgs a = sets.args(i);
+      lt_->run(a.A, a.B, a.D, nullptr, nullptr);
+    }};
     for (const detail::Sm90GemmKernelEntry* k : detail::sm90_gemm_kernels()) {
       const GemmKernelInfo& info = k->info;
-      if (info.input_dtype != DType::kBF16 || info.output_dtype != DType::kBF16 || info.reductions) continue;
+      if (info.input_dtype != DType::kBF16 || info.output_dtype != DType::kBF16 || info.column_reductions) continue;
       for (const auto& [raster, raster_name] : rasters) {
         for (int swizzle : {1, 4}) {
           if (raster == sm90::RasterOrder::kHeuristic && swizzle != 1) continue;
           sm90::LaunchConfig config = defaults;
           config.raster = raster;
           config.max_swizzle = swizzle;
-          const Timing t = time_launches(
-              [&](int i) {
-                if (Status s = k->run(sets.args(i), config, nullptr); !s.ok()) throw std::runtime_error(s.to_string());
-              },
-              nullptr, {10, 60, 100.0});
-          Row& r = add_row("sweep", "none", {}, t, "skipped", info.name);
+          Row r = make_row("sweep", "none", {}, "skipped", info.name);
           r.extra["raster"] = raster_name;
           r.extra["swizzle"] = swizzle;
-          r.extra["vs_cublaslt"] = time_of("cublaslt/none") / t.median_us;
+          sweep_rows.push_back(r);
+          launches.push_back([k, config, &sets](int i) { throw_if_failed(k->run(sets.args(i), config, nullptr)); });
         }
       }
+    }
+    const std::vector<Timing> timings = time_interleaved(launches, nullptr, {100.0, 4, 2, 10});
+    for (std::size_t i = 0; i < sweep_rows.size(); ++i) {
+      sweep_rows[i].timing = timings[i];
+      sweep_rows[i].extra["vs_cublaslt"] = timings[0].median_us / timings[i].median_us;
+      if (i > 0) rows->push_back(sweep_rows[i]);
     }
   }
 
   const GemmSuiteOptions& options_;
   const DeviceFacts& device_;
+  const Ceilings& ceilings_;
   Shape shape_;
-  std::vector<Row>* rows_;
   std::uint64_t seed_;
   testing::ReferenceAccumulators reference_;
-  std::map<std::string, double> times_;
+  std::unique_ptr<GemmProblem> plain_, biased_;
+  std::unique_ptr<OperandSets> plain_sets_;
+  std::unique_ptr<CublasLtGemm> lt_, lt_gelu_;
+  DeviceBuffer bias_bf16_;
+  std::vector<std::unique_ptr<GemmProblem>> problems_;
+  std::vector<std::unique_ptr<OperandSets>> operand_sets_;
+  std::vector<Contender> contenders_;
 };
 
 }  // namespace
@@ -304,8 +342,9 @@ std::vector<Shape> default_gemm_shapes() {
   return {{64, 28672, 8192}, {128, 28672, 8192}, {1024, 28672, 8192}, {4096, 28672, 8192}, {4096, 8192, 8192}};
 }
 
-void run_gemm_suite(const GemmSuiteOptions& options, const DeviceFacts& device, std::vector<Row>* rows) {
-  for (const Shape& s : options.shapes) ShapeRun(options, device, s, rows).run();
+void run_gemm_suite(const GemmSuiteOptions& options, const DeviceFacts& device, const Ceilings& ceilings,
+                    std::vector<Row>* rows) {
+  for (const Shape& s : options.shapes) ShapeRun(options, device, ceilings, s).run(rows);
 }
 
 }  // namespace epifuse::bench

@@ -26,6 +26,7 @@ struct GemmSuiteOptions {
 // and a square 4096×8192×8192.
 std::vector<Shape> default_gemm_shapes();
 
-void run_gemm_suite(const GemmSuiteOptions& options, const DeviceFacts& device, std::vector<Row>* rows);
+void run_gemm_suite(const GemmSuiteOptions& options, const DeviceFacts& device, const Ceilings& ceilings,
+                    std::vector<Row>* rows);
 
 }  // namespace epifuse::bench

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   if (options.shapes.empty()) options.shapes = default_gemm_shapes();
   options.check = !no_check;
   options.sweep = sweep;
-  if (quick) options.timing = {10, 50, 100.0};
+  if (quick) options.timing = {100.0, 5, 2, 20};
 
   bool usable = false;
   std::string why;
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     epifuse::testing::run_seed();
     std::fprintf(stderr, "[bench] measuring ceilings\n");
     report.ceilings = measure_ceilings();
-    run_gemm_suite(options, report.device, &report.rows);
+    run_gemm_suite(options, report.device, report.ceilings, &report.rows);
     report.sm_clock_mhz_at_end = current_sm_clock_mhz();
     print_table(report);
     if (json_path.empty()) json_path = "bench/results/gemm-" + slug(report.device.gpu) + ".json";

@@ -1,6 +1,8 @@
 #include "bench/results.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <tuple>
 #include <fstream>
 #include <stdexcept>
 
@@ -13,6 +15,32 @@ double tflops(const Row& r) { return r.flops / (r.timing.median_us * 1e6); }
 double gbps(const Row& r) { return r.bytes / (r.timing.median_us * 1e3); }
 double pct_roofline(const Report& rep, const Row& r) {
   return 100.0 * roofline_floor_us(rep.ceilings, r.flops, r.bytes) / r.timing.median_us;
+}
+
+// The three fastest kernel configurations of each swept shape.
+void print_sweep_summary(const Report& report) {
+  std::vector<const Row*> sweep;
+  for (const Row& r : report.rows) {
+    if (r.impl == "sweep") sweep.push_back(&r);
+  }
+  if (sweep.empty()) return;
+  std::stable_sort(sweep.begin(), sweep.end(), [](const Row* a, const Row* b) {
+    return std::tie(a->M, a->N, a->K, a->timing.median_us) < std::tie(b->M, b->N, b->K, b->timing.median_us);
+  });
+  fmt::print("\nsweep (fastest three per shape):\n");
+  const Row* shape = nullptr;
+  int shown = 0;
+  for (const Row* r : sweep) {
+    if (!shape || r->M != shape->M || r->N != shape->N || r->K != shape->K) {
+      shape = r;
+      shown = 0;
+    }
+    if (shown++ < 3) {
+      fmt::print("  {:>5} {:>6} {:>6}  {:<52} {:<8} swizzle {}  {:>9.1f} us  vs_cublaslt {:.3f}\n", r->M, r->N, r->K,
+                 r->kernel, r->extra.value("raster", ""), r->extra.value("swizzle", 0), r->timing.median_us,
+                 r->extra.value("vs_cublaslt", 0.0));
+    }
+  }
 }
 
 }  // namespace
@@ -37,7 +65,7 @@ nlohmann::json to_json(const Report& report) {
   j["ceilings"] = {{"copy_gbps", report.ceilings.copy_gbps},
                    {"read_gbps", report.ceilings.read_gbps},
                    {"peak_tflops", report.ceilings.bf16_tflops},
-                   {"peak_source", "cuBLASLt bf16 8192x8192x8192, fp32 accumulate"}};
+                   {"peak_source", "cuBLASLt bf16, fp32 accumulate, best of 8192^3 and 16384^3"}};
   nlohmann::json rows = nlohmann::json::array();
   for (const Row& r : report.rows) {
     nlohmann::json row = {{"op", r.op},
@@ -77,6 +105,7 @@ void print_table(const Report& report) {
   fmt::print("{:<6} {:>6} {:>6} {:>6} {:<26} {:<16} {:>10} {:>8} {:>7} {:>7} {:<5} {}\n", "op", "M", "N", "K",
              "epilogue", "impl", "median_us", "TFLOP/s", "GB/s", "%roof", "check", "ratios");
   for (const Row& r : report.rows) {
+    if (r.impl == "sweep") continue;
     std::string ratios;
     for (const auto& [key, value] : r.extra.items()) {
       if (value.is_number_float()) ratios += fmt::format("{}={:.3f} ", key, value.get<double>());
@@ -85,6 +114,7 @@ void print_table(const Report& report) {
                r.K, r.epilogue.substr(0, 26), r.impl.substr(0, 16), r.timing.median_us, tflops(r), gbps(r),
                pct_roofline(report, r), r.check, ratios);
   }
+  print_sweep_summary(report);
 }
 
 }  // namespace epifuse::bench

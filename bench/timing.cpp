@@ -2,54 +2,85 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "tests/support/device_buffer.hpp"
 
 namespace epifuse::bench {
 namespace {
 
-double percentile(const std::vector<float>& sorted_ms, double p) {
+double percentile_us(const std::vector<float>& sorted_ms, double p) {
   const double pos = p * (sorted_ms.size() - 1);
   const auto lo = static_cast<std::size_t>(std::floor(pos));
   const auto hi = std::min(lo + 1, sorted_ms.size() - 1);
   return 1000.0 * (sorted_ms[lo] + (pos - lo) * (sorted_ms[hi] - sorted_ms[lo]));
 }
 
-}  // namespace
-
-Timing time_launches(const std::function<void(int)>& launch, cudaStream_t stream, const TimingOptions& options) {
+// Milliseconds per run of `launch`, after a warm-up (module load, first touch, clock ramp).
+float estimate_ms(const std::function<void(int)>& launch, cudaStream_t stream) {
   cudaEvent_t start, stop;
   EPIFUSE_CHECK_CUDA(cudaEventCreate(&start));
   EPIFUSE_CHECK_CUDA(cudaEventCreate(&stop));
-  // Warm-up: module load, first-touch, clocks ramping; also sizes the run.
   for (int i = 0; i < 3; ++i) launch(i);
+  constexpr int kRuns = 5;
   EPIFUSE_CHECK_CUDA(cudaEventRecord(start, stream));
-  for (int i = 0; i < 5; ++i) launch(i);
+  for (int i = 0; i < kRuns; ++i) launch(i);
   EPIFUSE_CHECK_CUDA(cudaEventRecord(stop, stream));
   EPIFUSE_CHECK_CUDA(cudaEventSynchronize(stop));
-  float warm_ms = 0;
-  EPIFUSE_CHECK_CUDA(cudaEventElapsedTime(&warm_ms, start, stop));
-  EPIFUSE_CHECK_CUDA(cudaEventDestroy(start));
-  EPIFUSE_CHECK_CUDA(cudaEventDestroy(stop));
+  float ms = 0;
+  EPIFUSE_CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return std::max(ms / kRuns, 1e-4f);
+}
 
-  const int iters = std::clamp(static_cast<int>(options.target_ms / std::max(warm_ms / 5.0, 1e-3)), options.min_iters,
-                               options.max_iters);
-  std::vector<cudaEvent_t> events(2 * iters);
-  for (cudaEvent_t& e : events) EPIFUSE_CHECK_CUDA(cudaEventCreate(&e));
-  for (int i = 0; i < iters; ++i) {
-    EPIFUSE_CHECK_CUDA(cudaEventRecord(events[2 * i], stream));
-    launch(i);
-    EPIFUSE_CHECK_CUDA(cudaEventRecord(events[2 * i + 1], stream));
+}  // namespace
+
+std::vector<Timing> time_interleaved(const std::vector<std::function<void(int)>>& launches, cudaStream_t stream,
+                                     const TimingOptions& options) {
+  const std::size_t n = launches.size();
+  std::vector<int> per_round(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double per_round_ms = options.target_ms / options.rounds;
+    per_round[i] = std::clamp(static_cast<int>(per_round_ms / estimate_ms(launches[i], stream)), options.min_per_round,
+                              options.max_per_round);
   }
-  EPIFUSE_CHECK_CUDA(cudaEventSynchronize(events.back()));
-  EPIFUSE_CHECK_CUDA(cudaGetLastError());
-  std::vector<float> ms(iters);
-  for (int i = 0; i < iters; ++i) EPIFUSE_CHECK_CUDA(cudaEventElapsedTime(&ms[i], events[2 * i], events[2 * i + 1]));
-  for (cudaEvent_t& e : events) cudaEventDestroy(e);
 
-  std::sort(ms.begin(), ms.end());
-  return {percentile(ms, 0.5), percentile(ms, 0.1), percentile(ms, 0.9), iters};
+  // events[i]: start/stop pairs of implementation i, in launch order.
+  std::vector<std::vector<cudaEvent_t>> events(n);
+  std::vector<int> iteration(n, 0);
+  for (int round = 0; round < options.rounds; ++round) {
+    for (std::size_t i = 0; i < n; ++i) {
+      launches[i](iteration[i]++);  // untimed: absorbs the switch from the previous implementation
+      for (int k = 0; k < per_round[i]; ++k) {
+        cudaEvent_t start, stop;
+        EPIFUSE_CHECK_CUDA(cudaEventCreate(&start));
+        EPIFUSE_CHECK_CUDA(cudaEventCreate(&stop));
+        EPIFUSE_CHECK_CUDA(cudaEventRecord(start, stream));
+        launches[i](iteration[i]++);
+        EPIFUSE_CHECK_CUDA(cudaEventRecord(stop, stream));
+        events[i].push_back(start);
+        events[i].push_back(stop);
+      }
+    }
+    EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));  // bounds the queue; costs no measured time
+  }
+  EPIFUSE_CHECK_CUDA(cudaGetLastError());
+
+  std::vector<Timing> timings(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<float> ms(events[i].size() / 2);
+    for (std::size_t k = 0; k < ms.size(); ++k) {
+      EPIFUSE_CHECK_CUDA(cudaEventElapsedTime(&ms[k], events[i][2 * k], events[i][2 * k + 1]));
+    }
+    for (cudaEvent_t e : events[i]) cudaEventDestroy(e);
+    std::sort(ms.begin(), ms.end());
+    timings[i] = {percentile_us(ms, 0.5), percentile_us(ms, 0.1), percentile_us(ms, 0.9), static_cast<int>(ms.size())};
+  }
+  return timings;
+}
+
+Timing time_launches(const std::function<void(int)>& launch, cudaStream_t stream, const TimingOptions& options) {
+  return time_interleaved({launch}, stream, options).front();
 }
 
 }  // namespace epifuse::bench

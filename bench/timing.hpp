@@ -1,16 +1,23 @@
 // Timing with CUDA event pairs around every launch, after warm-up; the median and the spread.
+//
+// Implementations compared against each other are timed interleaved: round after round, each
+// runs a short burst. A GPU under a power cap changes its clock over seconds, so timing one
+// implementation after another would hand the later ones a different clock; interleaving gives
+// every implementation the same mix of clock states.
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
 namespace epifuse::bench {
 
 struct TimingOptions {
-  int min_iters = 20;
-  int max_iters = 300;
-  double target_ms = 300.0;  // total measured time to aim for, within the iteration bounds
+  double target_ms = 300.0;  // measured time per implementation, spread over the rounds
+  int rounds = 8;
+  int min_per_round = 3;
+  int max_per_round = 40;
 };
 
 struct Timing {
@@ -18,8 +25,12 @@ struct Timing {
   int samples = 0;
 };
 
-// `launch(i)` enqueues iteration i on `stream` (rotate buffer sets by i). Event pairs bracket
-// each launch, so the times are device time plus any launch gap the host leaves.
+// `launches[i](iteration)` enqueues one run of implementation i on `stream` (rotate operand sets
+// by iteration). Event pairs bracket each run: device time plus any launch gap the host leaves.
+std::vector<Timing> time_interleaved(const std::vector<std::function<void(int)>>& launches, cudaStream_t stream,
+                                     const TimingOptions& options = {});
+
+// One implementation alone.
 Timing time_launches(const std::function<void(int)>& launch, cudaStream_t stream, const TimingOptions& options = {});
 
 }  // namespace epifuse::bench

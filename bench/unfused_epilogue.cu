@@ -27,23 +27,23 @@ __device__ __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
 template <>
 __device__ __half from_float(float x) { return __float2half_rn(x); }
 
-// One thread per 8 consecutive elements of a row (N % 8 == 0 and ldd % 8 == 0 keep them 16-byte aligned).
+// Rows spread over blockIdx.y (grid-stride), 16-byte vectors of a row over blockIdx.x and the
+// threads: 32-bit index math, coalesced loads. N % 8 == 0 and ldd % 8 == 0 keep vectors aligned.
 template <class T>
-__global__ void bias_gelu_kernel(T* d, std::int64_t M, std::int64_t N, std::int64_t ldd, const float* bias) {
-  const std::int64_t vectors_per_row = N / 8;
-  const std::int64_t count = M * vectors_per_row;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const std::int64_t m = i / vectors_per_row;
-    const std::int64_t n = (i % vectors_per_row) * 8;
-    auto* p = reinterpret_cast<Vec8<T>*>(d + m * ldd + n);
-    Vec8<T> x = *p;
-    const float4 b0 = *reinterpret_cast<const float4*>(bias + n);
-    const float4 b1 = *reinterpret_cast<const float4*>(bias + n + 4);
-    const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+__global__ void bias_gelu_kernel(T* d, std::int64_t M, int N, std::int64_t ldd, const float* bias) {
+  const int vectors_per_row = N / 8;
+  for (std::int64_t m = blockIdx.y; m < M; m += gridDim.y) {
+    T* row = d + m * ldd;
+    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < vectors_per_row; v += gridDim.x * blockDim.x) {
+      auto* p = reinterpret_cast<Vec8<T>*>(row + 8 * v);
+      Vec8<T> x = *p;
+      const float4 b0 = __ldg(reinterpret_cast<const float4*>(bias) + 2 * v);
+      const float4 b1 = __ldg(reinterpret_cast<const float4*>(bias) + 2 * v + 1);
+      const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
 #pragma unroll
-    for (int j = 0; j < 8; ++j) x.v[j] = from_float<T>(device::gelu_tanh(to_float(x.v[j]) + b[j]));
-    *p = x;
+      for (int j = 0; j < 8; ++j) x.v[j] = from_float<T>(device::gelu_tanh(to_float(x.v[j]) + b[j]));
+      *p = x;
+    }
   }
 }
 
@@ -51,16 +51,13 @@ __global__ void bias_gelu_kernel(T* d, std::int64_t M, std::int64_t N, std::int6
 
 void bias_gelu_inplace(void* d, DType dtype, std::int64_t M, std::int64_t N, std::int64_t ldd, const float* bias,
                        cudaStream_t stream) {
-  int device = 0, sms = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   constexpr int kThreads = 256;
-  const std::int64_t vectors = M * (N / 8);
-  const int blocks = static_cast<int>(std::min<std::int64_t>((vectors + kThreads - 1) / kThreads, sms * 8LL));
+  const int vectors_per_row = static_cast<int>(N / 8);
+  const dim3 grid((vectors_per_row + kThreads - 1) / kThreads, static_cast<unsigned>(std::min<std::int64_t>(M, 65535)));
   if (dtype == DType::kBF16) {
-    bias_gelu_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(d), M, N, ldd, bias);
+    bias_gelu_kernel<<<grid, kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(d), M, static_cast<int>(N), ldd, bias);
   } else {
-    bias_gelu_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<__half*>(d), M, N, ldd, bias);
+    bias_gelu_kernel<<<grid, kThreads, 0, stream>>>(static_cast<__half*>(d), M, static_cast<int>(N), ldd, bias);
   }
   EPIFUSE_CHECK_CUDA(cudaGetLastError());
 }

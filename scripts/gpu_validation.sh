@@ -4,7 +4,8 @@
 # JSON go to OUT_DIR. Meant for a machine that runs prebuilt binaries (BIN_DIR: the test, bench
 # and example executables); on a machine with the toolchain, scripts/test.sh and scripts/bench.sh
 # do the same after building.
-#   scripts/gpu_validation.sh BIN_DIR OUT_DIR [stage ...]    stages: tests bench sweep sanitizer
+#   scripts/gpu_validation.sh BIN_DIR OUT_DIR [stage ...]    stages: tests bench sanitizer
+# BENCH_ARGS adds epifuse-bench arguments (e.g. --sweep).
 set -uo pipefail
 bin=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
@@ -42,11 +43,9 @@ for stage in "${stages[@]}"; do
       run example 60 "$bin/custom_epilogue" && tail -1 "$out/example.log"
       ;;
     bench)
-      run bench "${BENCH_TIMEOUT:-400}" "$bin/epifuse-bench" gemm --json "$out/gemm.json"
-      sed -n '/^NVIDIA\|^ceilings\|^op /,$p' "$out/bench.log" | grep -v "^sweep"
-      ;;
-    sweep)
-      run sweep "${BENCH_TIMEOUT:-400}" "$bin/epifuse-bench" gemm --no-check --sweep --quick --json "$out/sweep.json"
+      # shellcheck disable=SC2086
+      run bench "${BENCH_TIMEOUT:-400}" "$bin/epifuse-bench" gemm --json "$out/gemm.json" ${BENCH_ARGS:-}
+      sed -n '/^NVIDIA/,$p' "$out/bench.log" | grep -v " sweep "
       ;;
     sanitizer)
       filter='*EveryKernel*x1000x520*:*Behavior.BadInput*:*Behavior.Reductions*'

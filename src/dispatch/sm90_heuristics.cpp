@@ -1,10 +1,11 @@
-// Kernel choice for the sm90 GEMM, by shape class (see docs/heuristics.md for the measurements
+// Kernel choice for the sm90 GEMM, by shape class (docs/heuristics.md has the measurements
 // behind each rule):
-//   reductions          -> the dtype pair's reducing kernel (128x128 tile keeps the per-column
-//                          partial sums in registers without spilling)
+//   col_sum / col_amax  -> the dtype pair's column-reduction kernel (a 128x128 tile keeps the
+//                          per-column partial results in registers without spilling)
 //   M <= 64             -> swapped 128x64 tile: the weight fills wgmma's 64-row side, the few
 //                          tokens its N side; memory-bound, so every SM streams weight tiles
-//   M <= 128            -> swapped 128x128 tile
+//   M <= 256            -> 128x256 cooperative, 1x2 cluster: the pair shares one A tile; a 2x1
+//                          cluster would leave half of each cluster without rows
 //   otherwise           -> 128x256 cooperative, 2x1 cluster (B tiles multicast to 2 CTAs)
 #include "dispatch/sm90_heuristics.hpp"
 
@@ -44,9 +45,9 @@ Status check_forced(const GemmArgs& args, const Sm90GemmKernelEntry* k) {
     return Status::invalid_argument(std::string("gemm: kernel '") + args.kernel + "' is compiled for " +
                                     to_string(k->info.input_dtype) + "->" + to_string(k->info.output_dtype));
   }
-  if (args.epilogue.has_reductions() && !k->info.reductions) {
+  if (args.epilogue.has_column_reductions() && !k->info.column_reductions) {
     return Status::invalid_argument(std::string("gemm: kernel '") + args.kernel +
-                                    "' has no reductions; this epilogue asks for some");
+                                    "' has no column reductions; this epilogue asks for col_sum or col_amax");
   }
   return Status::success();
 }
@@ -63,14 +64,14 @@ Status choose_sm90_gemm(const GemmArgs& args, const sm90::LaunchConfig& device_d
   }
 
   const Sm90GemmKernelEntry* k = nullptr;
-  if (args.epilogue.has_reductions()) {
-    k = first_compiled(args, {"coop_128x128x64_c1x1_reduce"});
+  if (args.epilogue.has_column_reductions()) {
+    k = first_compiled(args, {"coop_128x128x64_c1x1_colreduce"});
   } else if (args.M <= 64) {
     k = first_compiled(args, {"swap_coop_128x64x128_c1x1"});
-  } else if (args.M <= 128) {
-    k = first_compiled(args, {"swap_coop_128x128x64_c1x1", "swap_coop_128x64x128_c1x1"});
+  } else if (args.M <= 256) {
+    k = first_compiled(args, {"coop_128x256x64_c1x2"});
   } else {
-    k = first_compiled(args, {"coop_128x256x64_c2x1"});
+    k = first_compiled(args, {"coop_128x256x64_c2x1", "coop_128x256x64_c1x2"});
   }
   if (k == nullptr) {
     return Status::internal("gemm: no compiled kernel for " + dtype_prefix(args) + " (kernel list and heuristic disagree)");

@@ -1,6 +1,11 @@
 // Device side of epifuse::Activation: fp32 math on one fragment, activation chosen at run time.
 // The switch sits outside the element loop, so a launch-uniform kind costs one branch per fragment.
-// Library functions (expf, tanhf, erff) keep fp32 outputs accurate; no fast-math.
+//
+// Cost matters here: the cooperative kernel's tensor cores wait while the epilogue runs. σ is
+// 1/(1 + 2^(−x·log2 e)) on the special-function unit (ex2.approx, rcp: a few ulp, no
+// cancellation), and GELU-tanh is rewritten through σ, since x/2·(1 + tanh u) = x·σ(2u): the
+// same function, accurate in the negative tail where 1 + tanh u cancels. tanh and erf use the
+// accurate library versions. No compiler fast-math flags.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,12 +21,13 @@ struct ActivationParams {
   float clamp_hi = 0.0f;
 };
 
-__device__ __forceinline__ float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+// 1/(1 + e^(−x)); saturates to 0 and 1 without NaN (rcp(inf) = 0).
+__device__ __forceinline__ float sigmoid(float x) { return __frcp_rn(1.0f + __expf(-x)); }
 
 __device__ __forceinline__ float gelu_tanh(float x) {
-  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  constexpr float kTwoSqrt2OverPi = 2.0f * 0.7978845608028654f;
   constexpr float kCubic = 0.044715f;
-  return 0.5f * x * (1.0f + tanhf(kSqrt2OverPi * fmaf(kCubic * x, x * x, x)));
+  return x * sigmoid(kTwoSqrt2OverPi * fmaf(kCubic * x, x * x, x));
 }
 
 __device__ __forceinline__ float gelu_erf(float x) {

@@ -5,8 +5,8 @@
 // are written in GEMM coordinates; with kSwapAB the kernel computes Dᵀ = B·Aᵀ, so the user's
 // per-row (M) vectors run along the GEMM's N and per-column (N) vectors along its M.
 //
-//   fast tree:      D = cast(linear_activation(acc, row_scale, col_scale, col_bias, row_bias, C))
-//   reducing tree:  y = linear_activation(...);  row/col sum+amax(y), amax(y);  D = cast(y)
+//   y = linear_activation(acc, row_scale, col_scale, col_bias, row_bias, C)
+//   amax(y), row_sum(y), row_amax(y) [, col_sum(y), col_amax(y)];   D = cast(y)
 #pragma once
 
 #include <cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp>
@@ -45,13 +45,19 @@ using VectorReduction = cute::conditional_t<
     fusion::Sm90RowReduction<RegReduce, Reduce, Reduce, 0, TileShape, float, float, kRound,
                              cute::Stride<cute::_0, cute::_1, cute::_0>>>;
 
-template <class TileShape, class ElementD, bool kSwapAB, bool kReductions>
+// Wraps Child in a reduction node Node when kEnable; reductions pass their input through.
+template <bool kEnable, class Node, class Child>
+using OptionalReduction = cute::conditional_t<kEnable, fusion::Sm90EVT<Node, Child>, Child>;
+
+// kColumnReductions adds col_sum/col_amax, which keep a running value per tile column in
+// registers (64 per thread at tile N = 256): those kernels use narrower tiles. The scalar amax
+// and the per-row reductions are cheap (a few registers) and are compiled into every kernel.
+template <class TileShape, class ElementD, bool kSwapAB, bool kColumnReductions>
 struct Sm90RuntimeEpilogue {
   static constexpr bool kUserRowsAlongGemmM = !kSwapAB;
 
-  template <class ElementOut>
   using LinearActivationNode =
-      fusion::Sm90EVT<fusion::Sm90Compute<LinearActivation, ElementOut, float, kRound>,
+      fusion::Sm90EVT<fusion::Sm90Compute<LinearActivation, float, float, kRound>,
                       fusion::Sm90AccFetch,
                       VectorBroadcast<TileShape, kUserRowsAlongGemmM>,    // row_scale[m]
                       VectorBroadcast<TileShape, !kUserRowsAlongGemmM>,   // col_scale[n]
@@ -59,35 +65,33 @@ struct Sm90RuntimeEpilogue {
                       VectorBroadcast<TileShape, kUserRowsAlongGemmM>,    // row_bias[m]
                       Sm90OptionalSource<ElementD>>;                      // C[m,n]
 
-  // Reductions pass y through unchanged; the Identity root does the single cast to D.
-  using ReducingTree = fusion::Sm90EVT<
-      fusion::Sm90Compute<cutlass::epilogue::thread::Identity, ElementD, float, kRound>,
-      fusion::Sm90EVT<
-          fusion::Sm90ScalarReduction<AbsMaxReduce, cutlass::atomic_maximum, float, float, kRound>,  // amax
-          fusion::Sm90EVT<
-              VectorReduction<TileShape, !kUserRowsAlongGemmM, AbsMaxReduce, MaxReduce>,  // col_amax[n]
-              fusion::Sm90EVT<
-                  VectorReduction<TileShape, !kUserRowsAlongGemmM, cutlass::plus, cutlass::plus>,  // col_sum[n]
-                  fusion::Sm90EVT<
-                      VectorReduction<TileShape, kUserRowsAlongGemmM, AbsMaxReduce, MaxReduce>,  // row_amax[m]
-                      fusion::Sm90EVT<
-                          VectorReduction<TileShape, kUserRowsAlongGemmM, cutlass::plus, cutlass::plus>,  // row_sum[m]
-                          LinearActivationNode<float>>>>>>>;
-
-  using Tree = cute::conditional_t<kReductions, ReducingTree, LinearActivationNode<ElementD>>;
+  using WithAmax = fusion::Sm90EVT<
+      fusion::Sm90ScalarReduction<AbsMaxReduce, cutlass::atomic_maximum, float, float, kRound>,  // amax
+      LinearActivationNode>;
+  using WithRowReductions = fusion::Sm90EVT<
+      VectorReduction<TileShape, kUserRowsAlongGemmM, AbsMaxReduce, MaxReduce>,  // row_amax[m]
+      fusion::Sm90EVT<VectorReduction<TileShape, kUserRowsAlongGemmM, cutlass::plus, cutlass::plus>,  // row_sum[m]
+                      WithAmax>>;
+  using WithColumnReductions = OptionalReduction<
+      kColumnReductions, VectorReduction<TileShape, !kUserRowsAlongGemmM, AbsMaxReduce, MaxReduce>,  // col_amax[n]
+      OptionalReduction<kColumnReductions,
+                        VectorReduction<TileShape, !kUserRowsAlongGemmM, cutlass::plus, cutlass::plus>,  // col_sum[n]
+                        WithRowReductions>>;
+  // The one cast to D, after every reduction has seen y in fp32.
+  using Tree = fusion::Sm90EVT<fusion::Sm90Compute<cutlass::epilogue::thread::Identity, ElementD, float, kRound>,
+                               WithColumnReductions>;
   using Arguments = typename Tree::Arguments;
 
-  using LinearActivationArgs = typename LinearActivationNode<float>::Arguments;
-
-  static LinearActivationArgs linear_activation_arguments(const Epilogue& e) {
+  // EVT arguments list the children first and the node last; binary levels name them op_0, op_1.
+  // Reductions start from their identity: 0 for sums and for |y| maxima alike.
+  static Arguments arguments(const Epilogue& e) {
     LinearActivationArguments math;
     math.alpha = e.alpha;
     math.beta = e.beta;
     math.activation = {e.activation, e.leaky_slope, e.clamp_lo, e.clamp_hi};
     math.residual = e.residual != nullptr;
     math.residual_before_activation = e.residual_order == ResidualOrder::kBeforeActivation;
-    // EVT arguments list the children first and the node last.
-    return {
+    const typename LinearActivationNode::Arguments linear = {
         {},                       // acc
         {e.row_scale, 1.0f, {}},  // row_scale, absent = 1
         {e.col_scale, 1.0f, {}},  // col_scale, absent = 1
@@ -96,27 +100,15 @@ struct Sm90RuntimeEpilogue {
         {e.residual != nullptr},  // C
         math,
     };
-  }
-
-  static Arguments arguments(const Epilogue& e) {
-    if constexpr (kReductions) {
-      // Each binary EVT level holds op_0 (child) and op_1 (node); walk down to the linear-activation node.
-      // Reductions start from their identity: 0 for sums and for |y| maxima alike.
-      Arguments root{};
-      auto& amax_level = root.op_0;
-      auto& col_amax_level = amax_level.op_0;
-      auto& col_sum_level = col_amax_level.op_0;
-      auto& row_amax_level = col_sum_level.op_0;
-      auto& row_sum_level = row_amax_level.op_0;
-      row_sum_level.op_0 = linear_activation_arguments(e);
-      row_sum_level.op_1 = {e.row_sum, 0.0f, {}};
-      row_amax_level.op_1 = {e.row_amax, 0.0f, {}};
-      col_sum_level.op_1 = {e.col_sum, 0.0f, {}};
-      col_amax_level.op_1 = {e.col_amax, 0.0f, {}};
-      amax_level.op_1 = {e.amax, 0.0f, {}};
-      return root;
+    const typename WithAmax::Arguments with_amax = {linear, {e.amax, 0.0f, {}}};
+    const typename WithRowReductions::Arguments with_rows = {{with_amax, {e.row_sum, 0.0f, {}}},
+                                                             {e.row_amax, 0.0f, {}}};
+    if constexpr (kColumnReductions) {
+      const typename WithColumnReductions::Arguments with_columns = {{with_rows, {e.col_sum, 0.0f, {}}},
+                                                                     {e.col_amax, 0.0f, {}}};
+      return {with_columns, {}};
     } else {
-      return linear_activation_arguments(e);
+      return {with_rows, {}};
     }
   }
 };

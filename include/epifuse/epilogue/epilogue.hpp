@@ -47,9 +47,8 @@ struct Epilogue {
   float* col_amax = nullptr;  // [N] fp32
   float* amax = nullptr;      // [1] fp32
 
-  bool has_reductions() const {
-    return row_sum || row_amax || col_sum || col_amax || amax;
-  }
+  bool has_reductions() const { return row_sum || row_amax || col_sum || col_amax || amax; }
+  bool has_column_reductions() const { return col_sum || col_amax; }
 };
 
 }  // namespace epifuse

@@ -8,21 +8,18 @@
 
 namespace epifuse::sm90 {
 
-template <class Config, bool kReductions>
+template <class Config, bool kColumnReductions>
 struct RuntimeEpilogueGemm {
-  static_assert(!(Config::kSwapAB && kReductions), "reductions are compiled for the unswapped problem only");
   using Epilogue = device::Sm90RuntimeEpilogue<typename Config::TileShape, typename Config::ElementD,
-                                               Config::kSwapAB, kReductions>;
+                                               Config::kSwapAB, kColumnReductions>;
   using Kernel = GemmKernel<Config, typename Epilogue::Tree>;
 
   static Status run(const GemmArgs& args, const LaunchConfig& config, cudaStream_t stream) {
-    if constexpr (kReductions) {
-      // The scalar amax is an atomic max over CTAs: it starts from 0, the identity of max |y|
-      // (CUTLASS_SKIP_REDUCTION_INIT leaves this to us; see CMakeLists.txt).
-      if (float* amax = args.epilogue.amax) {
-        if (cudaError_t err = cudaMemsetAsync(amax, 0, sizeof(float), stream); err != cudaSuccess) {
-          return Status::cuda_error(std::string("zeroing amax: ") + cudaGetErrorString(err));
-        }
+    // The scalar amax is an atomic max over CTAs: it starts from 0, the identity of max |y|
+    // (CUTLASS_SKIP_REDUCTION_INIT leaves this to us; see CMakeLists.txt).
+    if (float* amax = args.epilogue.amax) {
+      if (cudaError_t err = cudaMemsetAsync(amax, 0, sizeof(float), stream); err != cudaSuccess) {
+        return Status::cuda_error(std::string("zeroing amax: ") + cudaGetErrorString(err));
       }
     }
     return Kernel::run(args, Epilogue::arguments(args.epilogue), config, stream);
@@ -31,18 +28,18 @@ struct RuntimeEpilogueGemm {
     return Kernel::workspace_bytes(args, Epilogue::arguments(args.epilogue), config);
   }
   static detail::Sm90GemmKernelEntry entry(const char* name) {
-    return {Kernel::info(name, kReductions), &run, &workspace_bytes};
+    return {Kernel::info(name, kColumnReductions), &run, &workspace_bytes};
   }
 };
 
 }  // namespace epifuse::sm90
 
 // Defines `const detail::Sm90GemmKernelEntry& epifuse::sm90::kernel_<name>()`.
-#define EPIFUSE_SM90_RUNTIME_EPILOGUE_GEMM(name, kReductions, ...)                                   \
+#define EPIFUSE_SM90_RUNTIME_EPILOGUE_GEMM(name, kColumnReductions, ...)                             \
   namespace epifuse::sm90 {                                                                         \
   const detail::Sm90GemmKernelEntry& kernel_##name() {                                              \
     static const detail::Sm90GemmKernelEntry entry =                                                \
-        RuntimeEpilogueGemm<KernelConfig<__VA_ARGS__>, kReductions>::entry("sm90_" #name);           \
+        RuntimeEpilogueGemm<KernelConfig<__VA_ARGS__>, kColumnReductions>::entry("sm90_" #name);     \
     return entry;                                                                                   \
   }                                                                                                 \
   }
