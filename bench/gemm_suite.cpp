@@ -163,10 +163,16 @@ class ShapeRun {
     return r;
   }
 
-  std::string check_external(const GemmProblem& p, const void* d, const EpilogueSpec& spec) const {
-    if (!options_.check) return "skipped";
+  // Poisons D (NaN), runs `launch` once on operand set 0 and checks what it wrote. Without the
+  // poison a kernel that wrote nothing would pass on an earlier implementation's output.
+  std::string run_and_check_external(const GemmProblem& p, const std::function<void(int)>& launch,
+                                     const EpilogueSpec& spec) const {
+    const GemmArgs a0 = plain_sets_->args(0);
+    EPIFUSE_CHECK_CUDA(cudaMemset(a0.D, testing::kPoisonByte, static_cast<std::size_t>(shape_.M * a0.ldd) * 2));
+    launch(0);
     EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
-    return check_word(testing::check_external_output(p, reference_, d, p.ldd(), DType::kBF16, spec));
+    if (!options_.check) return "skipped";
+    return check_word(testing::check_external_output(p, reference_, a0.D, a0.ldd, DType::kBF16, spec));
   }
 
   void add_cublaslt() {
@@ -175,12 +181,12 @@ class ShapeRun {
     const GemmArgs a0 = sets.args(0);
     lt_ = std::make_unique<CublasLtGemm>(s.M, s.N, s.K, DType::kBF16, DType::kBF16, LtEpilogue::kNone);
     lt_->autotune(a0.A, a0.B, a0.D, nullptr, nullptr);
-    lt_->run(a0.A, a0.B, a0.D, nullptr, nullptr);
-    contenders_.push_back({make_row("cublaslt", "none", {}, check_external(*plain_, a0.D, {}), lt_->algo_description()),
-                           [this, &sets](int i) {
-                             const GemmArgs a = sets.args(i);
-                             lt_->run(a.A, a.B, a.D, nullptr, nullptr);
-                           }});
+    const std::function<void(int)> plain = [this, &sets](int i) {
+      const GemmArgs a = sets.args(i);
+      lt_->run(a.A, a.B, a.D, nullptr, nullptr);
+    };
+    contenders_.push_back(
+        {make_row("cublaslt", "none", {}, run_and_check_external(*plain_, plain, {}), lt_->algo_description()), plain});
 
     // cuBLASLt takes the bias in D's dtype; the values are bf16-exact, so the math is identical.
     biased_ = std::make_unique<GemmProblem>(gemm_case(kBiasGelu), seed_);
@@ -193,24 +199,24 @@ class ShapeRun {
 
     lt_gelu_ = std::make_unique<CublasLtGemm>(s.M, s.N, s.K, DType::kBF16, DType::kBF16, LtEpilogue::kGeluBias);
     lt_gelu_->autotune(a0.A, a0.B, a0.D, bias, nullptr);
-    lt_gelu_->run(a0.A, a0.B, a0.D, bias, nullptr);
-    contenders_.push_back(
-        {make_row("cublaslt", "bias_gelu", kBiasGelu, check_external(*plain_, a0.D, kBiasGelu), lt_gelu_->algo_description()),
-         [this, &sets, bias](int i) {
-           const GemmArgs a = sets.args(i);
-           lt_gelu_->run(a.A, a.B, a.D, bias, nullptr);
-         }});
+    const std::function<void(int)> fused = [this, &sets, bias](int i) {
+      const GemmArgs a = sets.args(i);
+      lt_gelu_->run(a.A, a.B, a.D, bias, nullptr);
+    };
+    contenders_.push_back({make_row("cublaslt", "bias_gelu", kBiasGelu, run_and_check_external(*biased_, fused, kBiasGelu),
+                                    lt_gelu_->algo_description()),
+                           fused});
 
     auto act = [s, bias_f32](const GemmArgs& a) { bias_gelu_inplace(a.D, DType::kBF16, s.M, s.N, a.ldd, bias_f32, nullptr); };
-    lt_->run(a0.A, a0.B, a0.D, nullptr, nullptr);
-    act(a0);
-    contenders_.push_back({make_row("cublaslt+act", "bias_gelu", kBiasGelu, check_external(*biased_, a0.D, kBiasGelu),
+    const std::function<void(int)> unfused = [this, &sets, act](int i) {
+      const GemmArgs a = sets.args(i);
+      lt_->run(a.A, a.B, a.D, nullptr, nullptr);
+      act(a);
+    };
+    contenders_.push_back({make_row("cublaslt+act", "bias_gelu", kBiasGelu,
+                                    run_and_check_external(*biased_, unfused, kBiasGelu),
                                     lt_->algo_description() + " + bias_gelu kernel"),
-                           [this, &sets, act](int i) {
-                             const GemmArgs a = sets.args(i);
-                             lt_->run(a.A, a.B, a.D, nullptr, nullptr);
-                             act(a);
-                           }});
+                           unfused});
     // The separate kernel alone: one read and one write of D.
     Row act_row = make_row("act_kernel", "bias_gelu", kBiasGelu, "skipped", "bias_gelu_inplace");
     act_row.op = "elementwise";
@@ -237,14 +243,13 @@ class ShapeRun {
     std::string selected;
     if (!gemm_selected_kernel(plain_->args(), &selected).ok() || selected != static_gemm_twin_kernel()) return;
     const OperandSets& sets = *plain_sets_;
-    const GemmArgs a0 = sets.args(0);
     const std::pair<const char*, Status (*)(const GemmArgs&, cudaStream_t)> twins[] = {
         {"epifuse-static", &static_gemm}, {"epifuse-static+c", &static_gemm_with_c}};
     for (const auto& [impl, fn] : twins) {
-      throw_if_failed(fn(a0, nullptr));
-      contenders_.push_back({make_row(impl, "none", {}, check_external(*plain_, a0.D, {}),
+      const std::function<void(int)> launch = [&sets, fn = fn](int i) { throw_if_failed(fn(sets.args(i), nullptr)); };
+      contenders_.push_back({make_row(impl, "none", {}, run_and_check_external(*plain_, launch, {}),
                                       std::string(static_gemm_twin_kernel()) + " with D = cast(acc) only"),
-                             [&sets, fn](int i) { throw_if_failed(fn(sets.args(i), nullptr)); }});
+                             launch});
     }
   }
 
@@ -308,6 +313,12 @@ class ShapeRun {
           Row r = make_row("sweep", "none", {}, "skipped", info.name);
           r.extra["raster"] = raster_name;
           r.extra["swizzle"] = swizzle;
+          const Status first = k->run(sets.args(0), config, nullptr);
+          const cudaError_t err = cudaDeviceSynchronize();
+          if (!first.ok() || err != cudaSuccess) {
+            throw std::runtime_error("sweep: " + info.name + " raster " + raster_name + " swizzle " +
+                                     std::to_string(swizzle) + ": " + first.to_string() + " / " + cudaGetErrorString(err));
+          }
           sweep_rows.push_back(r);
           launches.push_back([k, config, &sets](int i) { throw_if_failed(k->run(sets.args(i), config, nullptr)); });
         }

@@ -1,33 +1,85 @@
-// Device side of epifuse::Activation: fp32 math on one fragment, activation chosen at run time.
-// The switch sits outside the element loop, so a launch-uniform kind costs one branch per fragment.
+// Device side of epifuse::Activation: fp32 math on one fragment, chosen at run time.
 //
-// Cost matters here: the cooperative kernel's tensor cores wait while the epilogue runs. σ is
-// 1/(1 + 2^(−x·log2 e)) on the special-function unit (ex2.approx, rcp: a few ulp, no
-// cancellation), and GELU-tanh is rewritten through σ, since x/2·(1 + tanh u) = x·σ(2u): the
-// same function, accurate in the negative tail where 1 + tanh u cancels. tanh and erf use the
-// accurate library versions. No compiler fast-math flags.
+// The epilogue runs once per fragment in code CUTLASS unrolls for every subtile, and in the
+// cooperative kernel the tensor cores wait while it runs; so both the code size and the cost per
+// element matter. Each activation is compiled on the host into one of four families with
+// coefficients, and the device switches over families (four loop bodies instead of ten):
+//   identity   y = x
+//   piecewise  y = (x if mul_x else 1) · clamp(a·x + b, lo, hi) + c·min(x, 0)
+//              ReLU, LeakyReLU, Clamp, HardSwish
+//   sigmoid    y = s·(p + q·x) + r,  s = σ(x·(k1 + k3·x²))
+//              Sigmoid, SiLU, Tanh = 2σ(2x) − 1, GELU-tanh = x·σ(2u) = x/2·(1 + tanh u)
+//   erf        y = x/2 · (1 + erf(x/√2))                                           GELU-erf
+// σ(t) = 1/(1 + 2^(−t·log2 e)) uses the special-function unit (ex2.approx, rcp.approx: a few ulp),
+// without the branches of the IEEE reciprocal. The σ form of GELU-tanh has no 1 + tanh u
+// cancellation in the negative tail; tanh via σ has absolute error ~1e-7 near 0.
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <limits>
 
 #include "epifuse/epilogue/activation.hpp"
 
 namespace epifuse::device {
 
-struct ActivationParams {
-  Activation kind = Activation::kIdentity;
-  float leaky_slope = 0.0f;
-  float clamp_lo = 0.0f;
-  float clamp_hi = 0.0f;
+enum class ActivationFamily : int { kIdentity, kPiecewise, kSigmoid, kErf };
+
+struct ActivationProgram {
+  ActivationFamily family = ActivationFamily::kIdentity;
+  float mul_x = 0.0f, a = 1.0f, b = 0.0f, lo = 0.0f, hi = 0.0f, c = 0.0f;  // piecewise
+  float k1 = 1.0f, k3 = 0.0f, p = 0.0f, q = 0.0f, r = 0.0f;                // sigmoid
 };
 
-// 1/(1 + e^(−x)); saturates to 0 and 1 without NaN (rcp(inf) = 0).
-__device__ __forceinline__ float sigmoid(float x) { return __frcp_rn(1.0f + __expf(-x)); }
+// Host: the family and coefficients of `kind`.
+inline ActivationProgram compile_activation(Activation kind, float leaky_slope, float clamp_lo, float clamp_hi) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  constexpr float kTwoSqrt2OverPi = 2.0f * 0.7978845608028654f;
+  ActivationProgram pr;
+  auto piecewise = [&](float mul_x, float a, float b, float lo, float hi, float c) {
+    pr.family = ActivationFamily::kPiecewise;
+    pr.mul_x = mul_x, pr.a = a, pr.b = b, pr.lo = lo, pr.hi = hi, pr.c = c;
+  };
+  auto sigmoid = [&](float k1, float k3, float p, float q, float r) {
+    pr.family = ActivationFamily::kSigmoid;
+    pr.k1 = k1, pr.k3 = k3, pr.p = p, pr.q = q, pr.r = r;
+  };
+  switch (kind) {
+    case Activation::kIdentity: break;
+    case Activation::kReLU: piecewise(0, 1, 0, 0, kInf, 0); break;
+    case Activation::kLeakyReLU: piecewise(0, 1, 0, 0, kInf, leaky_slope); break;
+    case Activation::kClamp: piecewise(0, 1, 0, clamp_lo, clamp_hi, 0); break;
+    case Activation::kHardSwish: piecewise(1, 1.0f / 6.0f, 0.5f, 0, 1, 0); break;
+    case Activation::kSigmoid: sigmoid(1, 0, 1, 0, 0); break;
+    case Activation::kSiLU: sigmoid(1, 0, 0, 1, 0); break;
+    case Activation::kTanh: sigmoid(2, 0, 2, 0, -1); break;
+    case Activation::kGeluTanh: sigmoid(kTwoSqrt2OverPi, kTwoSqrt2OverPi * 0.044715f, 0, 1, 0); break;
+    case Activation::kGeluErf: pr.family = ActivationFamily::kErf; break;
+  }
+  return pr;
+}
+
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+__device__ __forceinline__ float rcp_approx(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// 1/(1 + e^(−t)); saturates to 0 and 1 (rcp(inf) = 0, ex2 of very negative → 0).
+__device__ __forceinline__ float sigmoid(float t) {
+  constexpr float kLog2e = 1.4426950408889634f;
+  return rcp_approx(1.0f + exp2_approx(-kLog2e * t));
+}
 
 __device__ __forceinline__ float gelu_tanh(float x) {
   constexpr float kTwoSqrt2OverPi = 2.0f * 0.7978845608028654f;
-  constexpr float kCubic = 0.044715f;
-  return x * sigmoid(kTwoSqrt2OverPi * fmaf(kCubic * x, x * x, x));
+  return x * sigmoid(kTwoSqrt2OverPi * fmaf(0.044715f * x, x * x, x));
 }
 
 __device__ __forceinline__ float gelu_erf(float x) {
@@ -35,52 +87,34 @@ __device__ __forceinline__ float gelu_erf(float x) {
   return 0.5f * x * (1.0f + erff(x * kInvSqrt2));
 }
 
-__device__ __forceinline__ float hard_swish(float x) {
-  return x * fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f);
-}
-
-// Applies p.kind to every element of `v` (anything with size() and operator[] of float).
+// Applies `pr` to every element of `v` (anything with kElements and operator[] of float).
 template <class Fragment>
-__device__ __forceinline__ void activate(Fragment& v, const ActivationParams& p) {
+__device__ __forceinline__ void activate(Fragment& v, const ActivationProgram& pr) {
   constexpr int kSize = static_cast<int>(Fragment::kElements);
-  switch (p.kind) {
-    case Activation::kIdentity:
+  switch (pr.family) {
+    case ActivationFamily::kIdentity:
       break;
-    case Activation::kReLU:
+    case ActivationFamily::kPiecewise: {
+      const float one_minus_mul_x = 1.0f - pr.mul_x;
 #pragma unroll
-      for (int i = 0; i < kSize; ++i) v[i] = fmaxf(v[i], 0.0f);
+      for (int i = 0; i < kSize; ++i) {
+        const float x = v[i];
+        const float gate = fminf(fmaxf(fmaf(pr.a, x, pr.b), pr.lo), pr.hi);
+        v[i] = fmaf(fmaf(pr.mul_x, x, one_minus_mul_x), gate, pr.c * fminf(x, 0.0f));
+      }
       break;
-    case Activation::kGeluTanh:
+    }
+    case ActivationFamily::kSigmoid:
 #pragma unroll
-      for (int i = 0; i < kSize; ++i) v[i] = gelu_tanh(v[i]);
+      for (int i = 0; i < kSize; ++i) {
+        const float x = v[i];
+        const float s = sigmoid(x * fmaf(pr.k3, x * x, pr.k1));
+        v[i] = fmaf(s, fmaf(pr.q, x, pr.p), pr.r);
+      }
       break;
-    case Activation::kGeluErf:
+    case ActivationFamily::kErf:
 #pragma unroll
       for (int i = 0; i < kSize; ++i) v[i] = gelu_erf(v[i]);
-      break;
-    case Activation::kSiLU:
-#pragma unroll
-      for (int i = 0; i < kSize; ++i) v[i] = v[i] * sigmoid(v[i]);
-      break;
-    case Activation::kSigmoid:
-#pragma unroll
-      for (int i = 0; i < kSize; ++i) v[i] = sigmoid(v[i]);
-      break;
-    case Activation::kTanh:
-#pragma unroll
-      for (int i = 0; i < kSize; ++i) v[i] = tanhf(v[i]);
-      break;
-    case Activation::kHardSwish:
-#pragma unroll
-      for (int i = 0; i < kSize; ++i) v[i] = hard_swish(v[i]);
-      break;
-    case Activation::kLeakyReLU:
-#pragma unroll
-      for (int i = 0; i < kSize; ++i) v[i] = v[i] >= 0.0f ? v[i] : p.leaky_slope * v[i];
-      break;
-    case Activation::kClamp:
-#pragma unroll
-      for (int i = 0; i < kSize; ++i) v[i] = fminf(fmaxf(v[i], p.clamp_lo), p.clamp_hi);
       break;
   }
 }

@@ -15,7 +15,8 @@ namespace epifuse::device {
 struct LinearActivationArguments {
   float alpha = 1.0f;
   float beta = 0.0f;
-  ActivationParams activation{};
+  ActivationProgram activation{};
+  bool affine = false;  // any of alpha != 1, scales, biases: otherwise z = acc
   bool residual = false;
   bool residual_before_activation = false;
 };
@@ -35,10 +36,10 @@ struct LinearActivation<cutlass::Array<float, kN>> {
                                                  const Fragment& col_scale, const Fragment& col_bias,
                                                  const Fragment& row_bias, const Fragment& c,
                                                  const Arguments& args) const {
-    Fragment y;
+    Fragment y = acc;
+    if (args.affine) {
 #pragma unroll
-    for (int i = 0; i < kN; ++i) {
-      y[i] = args.alpha * row_scale[i] * col_scale[i] * acc[i] + col_bias[i] + row_bias[i];
+      for (int i = 0; i < kN; ++i) y[i] = fmaf(args.alpha * row_scale[i] * col_scale[i], acc[i], col_bias[i] + row_bias[i]);
     }
     if (args.residual && args.residual_before_activation) {
 #pragma unroll

@@ -88,7 +88,8 @@ struct Sm90RuntimeEpilogue {
     LinearActivationArguments math;
     math.alpha = e.alpha;
     math.beta = e.beta;
-    math.activation = {e.activation, e.leaky_slope, e.clamp_lo, e.clamp_hi};
+    math.activation = compile_activation(e.activation, e.leaky_slope, e.clamp_lo, e.clamp_hi);
+    math.affine = e.alpha != 1.0f || e.row_scale || e.col_scale || e.col_bias || e.row_bias;
     math.residual = e.residual != nullptr;
     math.residual_before_activation = e.residual_order == ResidualOrder::kBeforeActivation;
     const typename LinearActivationNode::Arguments linear = {

@@ -282,6 +282,15 @@ CheckReport check_external_output(const GemmProblem& p, const ReferenceAccumulat
   if (cudaError_t err = cudaMemcpy(out.data(), d, out.size(), cudaMemcpyDeviceToHost); err != cudaSuccess) {
     throw std::runtime_error(std::string("cudaMemcpy: ") + cudaGetErrorString(err));
   }
+  std::int64_t nonfinite = 0;
+#pragma omp parallel for reduction(+ : nonfinite) schedule(static)
+  for (std::int64_t m = 0; m < c.M; ++m) {
+    for (std::int64_t n = 0; n < c.N; ++n) nonfinite += !std::isfinite(reference::load_as_float(out.data(), dtype, m * ldd + n));
+  }
+  if (nonfinite) {
+    report.passed = false;
+    report.text += "  FAIL: " + std::to_string(nonfinite) + " outputs not written (NaN poison) or non-finite\n";
+  }
   const Values v = reference_values(ref, host_epilogue(p, spec), dtype, c.N, out, ldd);
   judge_values(v, dtype, &report);
   return report;

@@ -36,8 +36,9 @@ ReferenceAccumulators reference_accumulators(const GemmProblem& problem);
 // Poisons the outputs, runs epifuse::gemm on `problem` and checks everything.
 CheckReport run_and_check(GemmProblem& problem, const ReferenceAccumulators* reference = nullptr);
 
-// Checks an output another implementation wrote for `problem` (e.g. a cuBLASLt baseline):
-// values on the reference rows only, `spec` giving the math it computed.
+// Checks an output another implementation wrote for `problem` (e.g. a cuBLASLt baseline) into a
+// buffer poisoned beforehand: every element finite, values on the reference rows, `spec` giving
+// the math it computed.
 CheckReport check_external_output(const GemmProblem& problem, const ReferenceAccumulators& reference, const void* d,
                                   std::int64_t ldd, DType dtype, const EpilogueSpec& spec);
 
