@@ -138,6 +138,7 @@ class ShapeRun {
     plain_sets_ = std::make_unique<OperandSets>(*plain_, device_.l2_bytes);
     add_cublaslt();
     for (const NamedEpilogue& e : fused_epilogues()) add_epifuse(e);
+    sweep_epilogues_ = fused_epilogues();
     add_static();
     measure(rows);
     if (options_.sweep) sweep(rows);
@@ -287,48 +288,57 @@ class ShapeRun {
     }
   }
 
-  // Tuning data: every compiled bf16 kernel under several raster orders and swizzles, plain
-  // epilogue, launched through the registry, interleaved with cuBLASLt. Correctness of each
-  // kernel is the test suite's EveryKernel cases; these rows are not checked.
+  // Tuning data, interleaved with cuBLASLt: every compiled bf16 kernel without column reductions
+  // under several raster orders and swizzles (plain epilogue), and with the timed epilogues at
+  // default launch knobs. Launched through the registry; correctness of each kernel is the test
+  // suite's EveryKernel cases, so these rows are not checked.
   void sweep(std::vector<Row>* rows) {
-    const OperandSets& sets = *plain_sets_;
     sm90::LaunchConfig defaults;
     throw_if_failed(sm90::default_launch_config(&defaults));
     const std::pair<sm90::RasterOrder, const char*> rasters[] = {
-        {sm90::RasterOrder::kHeuristic, "auto"}, {sm90::RasterOrder::kAlongM, "along_m"}, {sm90::RasterOrder::kAlongN, "along_n"}};
+        {sm90::RasterOrder::kAlongM, "along_m"}, {sm90::RasterOrder::kAlongN, "along_n"}};
     std::vector<Row> sweep_rows = {make_row("cublaslt", "none", {}, "skipped", lt_->algo_description())};
-    std::vector<std::function<void(int)>> launches = {[this, &sets](int i) {
-      const GemmArgs a = sets.args(i);
-      lt_->run(a.A, a.B, a.D, nullptr, nullptr);
-    }};
+    std::vector<std::function<void(int)>> launches = {contenders_.front().launch};
+
+    auto add = [&](const detail::Sm90GemmKernelEntry* k, const sm90::LaunchConfig& config, std::size_t e,
+                   const char* raster_name) {
+      const OperandSets& sets = *operand_sets_[e];
+      const GemmArgs a0 = sets.args(0);
+      if (k->workspace_bytes(a0, config) > a0.workspace_bytes) return;  // the heuristic's kernel sized it
+      const Status first = k->run(a0, config, nullptr);
+      const cudaError_t err = cudaDeviceSynchronize();
+      if (!first.ok() || err != cudaSuccess) {
+        throw std::runtime_error("sweep: " + k->info.name + ": " + first.to_string() + " / " + cudaGetErrorString(err));
+      }
+      const NamedEpilogue& named = sweep_epilogues_[e];
+      Row r = make_row("sweep", named.name, named.spec, "skipped", k->info.name);
+      r.extra["raster"] = raster_name;
+      r.extra["swizzle"] = config.max_swizzle;
+      sweep_rows.push_back(r);
+      launches.push_back([k, config, &sets](int i) { throw_if_failed(k->run(sets.args(i), config, nullptr)); });
+    };
+
     for (const detail::Sm90GemmKernelEntry* k : detail::sm90_gemm_kernels()) {
       const GemmKernelInfo& info = k->info;
       if (info.input_dtype != DType::kBF16 || info.output_dtype != DType::kBF16 || info.column_reductions) continue;
+      for (std::size_t e = 0; e < sweep_epilogues_.size(); ++e) {
+        const unsigned column_reductions = testing::kColSum | testing::kColAmax;
+        if (!(sweep_epilogues_[e].spec.reductions & column_reductions)) add(k, defaults, e, "auto");
+      }
       for (const auto& [raster, raster_name] : rasters) {
         for (int swizzle : {1, 4}) {
-          if (raster == sm90::RasterOrder::kHeuristic && swizzle != 1) continue;
           sm90::LaunchConfig config = defaults;
           config.raster = raster;
           config.max_swizzle = swizzle;
-          Row r = make_row("sweep", "none", {}, "skipped", info.name);
-          r.extra["raster"] = raster_name;
-          r.extra["swizzle"] = swizzle;
-          const Status first = k->run(sets.args(0), config, nullptr);
-          const cudaError_t err = cudaDeviceSynchronize();
-          if (!first.ok() || err != cudaSuccess) {
-            throw std::runtime_error("sweep: " + info.name + " raster " + raster_name + " swizzle " +
-                                     std::to_string(swizzle) + ": " + first.to_string() + " / " + cudaGetErrorString(err));
-          }
-          sweep_rows.push_back(r);
-          launches.push_back([k, config, &sets](int i) { throw_if_failed(k->run(sets.args(i), config, nullptr)); });
+          add(k, config, 0, raster_name);
         }
       }
     }
     const std::vector<Timing> timings = time_interleaved(launches, nullptr, {100.0, 4, 2, 10});
-    for (std::size_t i = 0; i < sweep_rows.size(); ++i) {
+    for (std::size_t i = 1; i < sweep_rows.size(); ++i) {
       sweep_rows[i].timing = timings[i];
       sweep_rows[i].extra["vs_cublaslt"] = timings[0].median_us / timings[i].median_us;
-      if (i > 0) rows->push_back(sweep_rows[i]);
+      rows->push_back(sweep_rows[i]);
     }
   }
 
@@ -345,6 +355,7 @@ class ShapeRun {
   std::vector<std::unique_ptr<GemmProblem>> problems_;
   std::vector<std::unique_ptr<OperandSets>> operand_sets_;
   std::vector<Contender> contenders_;
+  std::vector<NamedEpilogue> sweep_epilogues_;  // operand_sets_[i] belongs to sweep_epilogues_[i]
 };
 
 }  // namespace

@@ -36,14 +36,42 @@ using VectorBroadcast =
                         fusion::Sm90ColBroadcast<0, TileShape, float, float, cute::Stride<cute::_1, cute::_0, cute::_0>>,
                         fusion::Sm90RowBroadcast<0, TileShape, float, float, cute::Stride<cute::_0, cute::_1, cute::_0>>>;
 
+// A CUTLASS vector reduction that asks for workspace (partial results, tile counters) only when
+// its output is requested: epilogues without reductions need no workspace at all.
+template <class Reduction>
+struct WorkspaceWhenUsed : Reduction {
+  using Reduction::Reduction;
+  using Arguments = typename Reduction::Arguments;
+
+  template <class A>
+  static auto output(const A& args) -> decltype(args.ptr_row) {
+    return args.ptr_row;
+  }
+  template <class A>
+  static auto output(const A& args) -> decltype(args.ptr_col) {
+    return args.ptr_col;
+  }
+
+  template <class ProblemShape>
+  static std::size_t get_workspace_size(const ProblemShape& shape, const Arguments& args) {
+    return output(args) ? Reduction::get_workspace_size(shape, args) : 0;
+  }
+  template <class ProblemShape>
+  static cutlass::Status initialize_workspace(const ProblemShape& shape, const Arguments& args, void* workspace,
+                                              cudaStream_t stream, cutlass::CudaHostAdapter* adapter = nullptr) {
+    return output(args) ? Reduction::initialize_workspace(shape, args, workspace, stream, adapter)
+                        : cutlass::Status::kSuccess;
+  }
+};
+
 // A deterministic fp32 reduction of y into a vector along the GEMM's M (reduces over N) or N.
 template <class TileShape, bool kAlongGemmM, template <class> class RegReduce, template <class> class Reduce>
-using VectorReduction = cute::conditional_t<
+using VectorReduction = WorkspaceWhenUsed<cute::conditional_t<
     kAlongGemmM,
     fusion::Sm90ColReduction<RegReduce, Reduce, Reduce, 0, TileShape, float, float, kRound,
                              cute::Stride<cute::_1, cute::_0, cute::_0>>,
     fusion::Sm90RowReduction<RegReduce, Reduce, Reduce, 0, TileShape, float, float, kRound,
-                             cute::Stride<cute::_0, cute::_1, cute::_0>>>;
+                             cute::Stride<cute::_0, cute::_1, cute::_0>>>>;
 
 // Wraps Child in a reduction node Node when kEnable; reductions pass their input through.
 template <bool kEnable, class Node, class Child>

@@ -86,6 +86,20 @@ TEST_F(GemmBehavior, ReductionsNeedTheirWorkspace) {
   EXPECT_TRUE(all_poison(p.d().download()));
 }
 
+TEST_F(GemmBehavior, EpiloguesWithoutReductionsNeedNoWorkspace) {
+  for (std::int64_t M : {7, 333, 4096}) {
+    const GemmCase c = {M, 1000, 520, DType::kBF16, DType::kBF16, 0, 0,
+                        {.alpha = true, .col_bias = true, .activation = Activation::kGeluTanh,
+                         .residual = Residual::kAfterActivation}};
+    GemmProblem p(c, case_seed(c));
+    std::size_t bytes = 1;
+    ASSERT_TRUE(gemm_workspace_size(p.args(), &bytes).ok());
+    EXPECT_EQ(bytes, 0u) << "M = " << M;
+    EXPECT_EQ(p.args().workspace, nullptr);
+    expect_case_passes(c);
+  }
+}
+
 TEST_F(GemmBehavior, EmptyOutputIsANoOp) {
   GemmArgs none;
   none.K = 64;
