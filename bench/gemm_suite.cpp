@@ -239,19 +239,15 @@ class ShapeRun {
     operand_sets_.push_back(std::move(sets));
   }
 
-  // Flexibility cost, where the heuristic runs the static twins' configuration.
+  // Flexibility cost, where the heuristic runs the static twin's configuration.
   void add_static() {
     std::string selected;
     if (!gemm_selected_kernel(plain_->args(), &selected).ok() || selected != static_gemm_twin_kernel()) return;
     const OperandSets& sets = *plain_sets_;
-    const std::pair<const char*, Status (*)(const GemmArgs&, cudaStream_t)> twins[] = {
-        {"epifuse-static", &static_gemm}, {"epifuse-static+c", &static_gemm_with_c}};
-    for (const auto& [impl, fn] : twins) {
-      const std::function<void(int)> launch = [&sets, fn = fn](int i) { throw_if_failed(fn(sets.args(i), nullptr)); };
-      contenders_.push_back({make_row(impl, "none", {}, run_and_check_external(*plain_, launch, {}),
-                                      std::string(static_gemm_twin_kernel()) + " with D = cast(acc) only"),
-                             launch});
-    }
+    const std::function<void(int)> launch = [&sets](int i) { throw_if_failed(static_gemm(sets.args(i), nullptr)); };
+    contenders_.push_back({make_row("epifuse-static", "none", {}, run_and_check_external(*plain_, launch, {}),
+                                    std::string(static_gemm_twin_kernel()) + " with D = cast(acc) only"),
+                           launch});
   }
 
   void measure(std::vector<Row>* rows) {
@@ -268,10 +264,7 @@ class ShapeRun {
       const double t = r.timing.median_us;
       if (r.impl == "epifuse" && r.epilogue == "none") {
         r.extra["vs_cublaslt"] = us["cublaslt/none"] / t;
-        if (us.count("epifuse-static/none")) {
-          r.extra["flexibility_cost_pct"] = 100.0 * (t / us["epifuse-static/none"] - 1.0);
-          r.extra["flexibility_cost_vs_static_with_c_pct"] = 100.0 * (t / us["epifuse-static+c/none"] - 1.0);
-        }
+        if (us.count("epifuse-static/none")) r.extra["flexibility_cost_pct"] = 100.0 * (t / us["epifuse-static/none"] - 1.0);
       } else if (r.impl == "epifuse") {
         r.extra["overhead_vs_plain_pct"] = 100.0 * (t / us["epifuse/none"] - 1.0);
         if (r.epilogue == "bias_gelu") {
@@ -322,8 +315,10 @@ class ShapeRun {
       const GemmKernelInfo& info = k->info;
       if (info.input_dtype != DType::kBF16 || info.output_dtype != DType::kBF16 || info.column_reductions) continue;
       for (std::size_t e = 0; e < sweep_epilogues_.size(); ++e) {
-        const unsigned column_reductions = testing::kColSum | testing::kColAmax;
-        if (!(sweep_epilogues_[e].spec.reductions & column_reductions)) add(k, defaults, e, "auto");
+        const EpilogueSpec& spec = sweep_epilogues_[e].spec;
+        const bool column_reductions = spec.reductions & (testing::kColSum | testing::kColAmax);
+        const bool residual = spec.residual != Residual::kNone;
+        if (!column_reductions && (info.residual || !residual)) add(k, defaults, e, "auto");
       }
       for (const auto& [raster, raster_name] : rasters) {
         for (int swizzle : {1, 4}) {

@@ -1,7 +1,6 @@
-// Flexibility-cost baselines: epifuse's large-M kernel configuration compiled with the leanest
-// epilogue CUTLASS builds, D = cast(acc). Their times against the run-time epilogue kernel with
-// every operand absent say what run-time composition costs, and how much of it is C support
-// (shared memory and pipeline for a residual) rather than the epilogue's nodes.
+// Flexibility-cost baseline: epifuse's large-M kernel configuration compiled with the leanest
+// epilogue CUTLASS builds, D = cast(acc), and no C. Its time against the run-time epilogue
+// kernel of the same configuration, with every operand absent, is what run-time composition costs.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -13,10 +12,7 @@ namespace epifuse::bench {
 // Name of the run-time epilogue kernel with the same configuration.
 const char* static_gemm_twin_kernel();
 
-// bf16 → bf16, no C at all; args.epilogue must be left at its defaults.
+// bf16 → bf16; args.epilogue must be left at its defaults.
 Status static_gemm(const GemmArgs& args, cudaStream_t stream);
-
-// The same epilogue in a kernel compiled with C support (never loaded), as the run-time kernel is.
-Status static_gemm_with_c(const GemmArgs& args, cudaStream_t stream);
 
 }  // namespace epifuse::bench

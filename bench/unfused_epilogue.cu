@@ -12,7 +12,7 @@ namespace epifuse::bench {
 namespace {
 
 template <class T>
-struct Vec8 {
+struct alignas(16) Vec8 {
   T v[8];
 };
 

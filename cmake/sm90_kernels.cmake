@@ -1,24 +1,24 @@
 # The sm90 GEMM kernels epifuse compiles: one generated .cu per kernel (one CUTLASS
 # instantiation each, ~1 min and ~3.5 GB of compiler memory apiece), plus kernel_list.inc,
 # which the registry includes. Each entry:
-#   input|output|schedule|tile M,N,K|cluster M,N|swap_ab|column_reductions[|epilogue]
-# epilogue (optional): C and D staging, "c<stages>d<stages>" plus "r" (D reuses C's buffers) and
-# "l" (late, i.e. delayed, TMA store); absent, CUTLASS's builder decides.
+#   input|output|schedule|tile M,N,K|cluster M,N|swap_ab|column_reductions[|noc]
+# noc: compiled without C (no residual): no C shared memory or pipeline, and CUTLASS's builder then
+# delays each subtile's TMA store behind the next subtile's work.
 # Dispatch (src/dispatch/sm90_heuristics.cpp) picks among them by name. For quick development
 # builds, -DEPIFUSE_KERNEL_FILTER=<regex> compiles only the matching kernels.
 set(EPIFUSE_SM90_KERNELS
-  # bf16 -> bf16, the primary path: large-M tiles (with epilogue-staging variants under
-  # evaluation), small-M swapped tiles, column reductions.
+  # bf16 -> bf16, the primary path. Each configuration also without C ("noc"), which epilogues
+  # without a residual use.
   "bf16|bf16|coop|128,256,64|2,1|0|0"
-  "bf16|bf16|coop|128,256,64|2,1|0|0|c4d2rl"
-  "bf16|bf16|coop|128,256,64|2,1|0|0|c2d2l"
-  "bf16|bf16|coop|128,256,64|2,1|0|0|c4d3r"
+  "bf16|bf16|coop|128,256,64|2,1|0|0|noc"
   "bf16|bf16|coop|128,256,64|1,2|0|0"
+  "bf16|bf16|coop|128,256,64|1,2|0|0|noc"
   "bf16|bf16|pingpong|64,256,64|1,1|0|0"
+  "bf16|bf16|pingpong|64,256,64|1,1|0|0|noc"
   "bf16|bf16|pingpong|128,128,64|1,2|0|0"
-  "bf16|bf16|coop|128,128,64|1,1|0|0"
+  "bf16|bf16|pingpong|128,128,64|1,2|0|0|noc"
   "bf16|bf16|coop|128,64,128|1,1|1|0"
-  "bf16|bf16|coop|128,128,64|1,1|1|0"
+  "bf16|bf16|coop|128,64,128|1,1|1|0|noc"
   "bf16|bf16|coop|128,128,64|1,1|0|1"
   # Other dtype pairs: one large-M, one small-M and one column-reduction kernel each.
   "fp16|fp16|coop|128,256,64|1,2|0|0"
@@ -52,10 +52,14 @@ function(epifuse_generate_sm90_kernels out_dir out_sources)
     list(GET fields 4 cluster)
     list(GET fields 5 swap_ab)
     list(GET fields 6 column_reductions)
-    set(epilogue "")
+    set(without_c FALSE)
     list(LENGTH fields field_count)
     if(field_count GREATER 7)
-      list(GET fields 7 epilogue)
+      list(GET fields 7 variant)
+      if(NOT variant STREQUAL "noc")
+        message(FATAL_ERROR "unknown kernel variant '${variant}' in ${spec}")
+      endif()
+      set(without_c TRUE)
     endif()
     string(REPLACE "," ";" tile "${tile}")
     string(REPLACE "," ";" cluster "${cluster}")
@@ -73,8 +77,8 @@ function(epifuse_generate_sm90_kernels out_dir out_sources)
     if(column_reductions)
       string(APPEND name "_colreduce")
     endif()
-    if(epilogue)
-      string(APPEND name "_epi_${epilogue}")
+    if(without_c)
+      string(APPEND name "_noc")
     endif()
 
     if(EPIFUSE_KERNEL_FILTER AND NOT name MATCHES "${EPIFUSE_KERNEL_FILTER}")
@@ -92,21 +96,10 @@ function(epifuse_generate_sm90_kernels out_dir out_sources)
     else()
       set(EPIFUSE_SWAP_AB "false")
     endif()
-    set(EPIFUSE_ELEMENT_C "${EPIFUSE_ELEMENT_D}")
-    set(EPIFUSE_EPILOGUE_PIPELINE "EpiloguePipelineAuto")
-    if(epilogue)
-      if(NOT epilogue MATCHES "^c([0-9])d([0-9])(r?)(l?)$")
-        message(FATAL_ERROR "bad epilogue pipeline '${epilogue}' in ${spec}")
-      endif()
-      set(reuse "false")
-      set(delay "false")
-      if(CMAKE_MATCH_3)
-        set(reuse "true")
-      endif()
-      if(CMAKE_MATCH_4)
-        set(delay "true")
-      endif()
-      set(EPIFUSE_EPILOGUE_PIPELINE "EpiloguePipeline<${CMAKE_MATCH_1}, ${CMAKE_MATCH_2}, ${reuse}, ${delay}>")
+    if(without_c)
+      set(EPIFUSE_ELEMENT_C "void")
+    else()
+      set(EPIFUSE_ELEMENT_C "${EPIFUSE_ELEMENT_D}")
     endif()
     if(column_reductions)
       set(EPIFUSE_COLUMN_REDUCTIONS "true")

@@ -61,7 +61,8 @@ Status gemm(const GemmArgs& args, cudaStream_t stream);
 struct GemmKernelInfo {
   std::string name;  // e.g. "sm90_bf16_bf16_coop_128x256x64_c2x1"
   DType input_dtype, output_dtype;
-  bool swap_ab;           // computes Dᵀ = B·Aᵀ: the weight fills the 64-row wgmma side (small M)
+  bool swap_ab;            // computes Dᵀ = B·Aᵀ: the weight fills the 64-row wgmma side (small M)
+  bool residual;           // compiled with C: serves epilogues with a residual
   bool column_reductions;  // serves col_sum/col_amax (every kernel serves amax, row_sum, row_amax)
   int tile_m, tile_n, tile_k;  // CTA tile in the GEMM actually run (M, N swapped when swap_ab)
 };

@@ -6,11 +6,13 @@
 //                          tokens its N side; memory-bound, so every SM streams weight tiles
 //   M <= 256            -> 128x256 cooperative, 1x2 cluster: the pair shares one A tile; a 2x1
 //                          cluster would leave half of each cluster without rows
-//   otherwise           -> 128x256 cooperative, 2x1 cluster (B tiles multicast to 2 CTAs)
+//   otherwise           -> 128x128 pingpong, 1x2 cluster: one warpgroup's epilogue runs under the
+//                          other's mainloop, so heavy epilogues cost little
+// Without a residual, the configuration's variant compiled without C ("_noc") runs when it exists:
+// no C staging in shared memory, and TMA stores overlap the next subtile's work.
 #include "dispatch/sm90_heuristics.hpp"
 
 #include <cstring>
-#include <initializer_list>
 #include <string>
 
 namespace epifuse::detail {
@@ -27,13 +29,12 @@ const Sm90GemmKernelEntry* find_kernel(const std::string& name) {
   return nullptr;
 }
 
-// First kernel of `variants` (names without the dtype prefix) that is compiled for args' dtypes.
-const Sm90GemmKernelEntry* first_compiled(const GemmArgs& args, std::initializer_list<const char*> variants) {
-  const std::string prefix = dtype_prefix(args);
-  for (const char* v : variants) {
-    if (const Sm90GemmKernelEntry* k = find_kernel(prefix + v)) return k;
-  }
-  return nullptr;
+// The shape class's configuration (name without dtype prefix and variant suffix).
+const char* configuration_for(const GemmArgs& args) {
+  if (args.epilogue.has_column_reductions()) return "coop_128x128x64_c1x1_colreduce";
+  if (args.M <= 64) return "swap_coop_128x64x128_c1x1";
+  if (args.M <= 256) return "coop_128x256x64_c1x2";
+  return "pingpong_128x128x64_c1x2";
 }
 
 Status check_forced(const GemmArgs& args, const Sm90GemmKernelEntry* k) {
@@ -44,6 +45,10 @@ Status check_forced(const GemmArgs& args, const Sm90GemmKernelEntry* k) {
   if (k->info.input_dtype != args.input_dtype || k->info.output_dtype != args.output_dtype) {
     return Status::invalid_argument(std::string("gemm: kernel '") + args.kernel + "' is compiled for " +
                                     to_string(k->info.input_dtype) + "->" + to_string(k->info.output_dtype));
+  }
+  if (args.epilogue.residual && !k->info.residual) {
+    return Status::invalid_argument(std::string("gemm: kernel '") + args.kernel +
+                                    "' is compiled without C; this epilogue has a residual");
   }
   if (args.epilogue.has_column_reductions() && !k->info.column_reductions) {
     return Status::invalid_argument(std::string("gemm: kernel '") + args.kernel +
@@ -63,18 +68,14 @@ Status choose_sm90_gemm(const GemmArgs& args, const sm90::LaunchConfig& device_d
     return Status::success();
   }
 
+  const std::string configuration = dtype_prefix(args) + configuration_for(args);
   const Sm90GemmKernelEntry* k = nullptr;
-  if (args.epilogue.has_column_reductions()) {
-    k = first_compiled(args, {"coop_128x128x64_c1x1_colreduce"});
-  } else if (args.M <= 64) {
-    k = first_compiled(args, {"swap_coop_128x64x128_c1x1"});
-  } else if (args.M <= 256) {
-    k = first_compiled(args, {"coop_128x256x64_c1x2"});
-  } else {
-    k = first_compiled(args, {"coop_128x256x64_c2x1", "coop_128x256x64_c1x2"});
-  }
+  if (!args.epilogue.residual) k = find_kernel(configuration + "_noc");
+  if (k == nullptr) k = find_kernel(configuration);
+  // Dtype pairs with fewer kernels run their large-M configuration beyond the small-M class.
+  if (k == nullptr) k = find_kernel(dtype_prefix(args) + "coop_128x256x64_c1x2");
   if (k == nullptr) {
-    return Status::internal("gemm: no compiled kernel for " + dtype_prefix(args) + " (kernel list and heuristic disagree)");
+    return Status::internal("gemm: no compiled kernel for " + configuration + " (kernel list and heuristic disagree)");
   }
   choice->kernel = k;
   return Status::success();

@@ -63,6 +63,7 @@ std::vector<GemmCase> every_kernel() {
     EpilogueSpec e = {.alpha = true, .row_scale = true, .col_scale = true, .col_bias = true, .row_bias = true,
                       .activation = Activation::kGeluTanh, .residual = Residual::kAfterActivation};
     e.reductions = k.column_reductions ? kAllReductions : kRowSum | kRowAmax | kAmax;
+    if (!k.residual) e.residual = Residual::kNone;
     for (std::int64_t M : {1, 333}) {
       out.push_back({M, 1000, 520, k.input_dtype, k.output_dtype, 0, 0, e, k.name});
     }

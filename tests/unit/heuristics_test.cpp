@@ -33,17 +33,26 @@ std::string chosen(const GemmArgs& a) {
 }
 
 TEST(Heuristics, PicksByShapeClass) {
-  EXPECT_EQ(chosen(shape(1, 28672, 8192)), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1");
-  EXPECT_EQ(chosen(shape(64, 28672, 8192)), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1");
-  EXPECT_EQ(chosen(shape(128, 28672, 8192)), "sm90_bf16_bf16_coop_128x256x64_c1x2");
-  EXPECT_EQ(chosen(shape(4096, 28672, 8192)), "sm90_bf16_bf16_coop_128x256x64_c2x1");
+  EXPECT_EQ(chosen(shape(1, 28672, 8192)), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1_noc");
+  EXPECT_EQ(chosen(shape(64, 28672, 8192)), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1_noc");
+  EXPECT_EQ(chosen(shape(128, 28672, 8192)), "sm90_bf16_bf16_coop_128x256x64_c1x2_noc");
+  EXPECT_EQ(chosen(shape(4096, 28672, 8192)), "sm90_bf16_bf16_pingpong_128x128x64_c1x2_noc");
+}
+
+TEST(Heuristics, ResidualNeedsAKernelWithC) {
+  GemmArgs a = shape(4096, 28672, 8192);
+  a.epilogue.residual = reinterpret_cast<void*>(0x1000);
+  a.epilogue.ldc = 28672;
+  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_pingpong_128x128x64_c1x2");
+  a.M = 7;
+  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1");
 }
 
 TEST(Heuristics, ColumnReductionsTakeTheirKernel) {
   GemmArgs a = shape(4096, 28672, 8192);
   a.epilogue.amax = reinterpret_cast<float*>(0x1000);
   a.epilogue.row_amax = reinterpret_cast<float*>(0x2000);
-  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x256x64_c2x1") << "amax and row reductions run in every kernel";
+  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_pingpong_128x128x64_c1x2_noc") << "amax and row reductions run in every kernel";
   a.epilogue.col_sum = reinterpret_cast<float*>(0x3000);
   EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x128x64_c1x1_colreduce");
 }
@@ -60,6 +69,10 @@ TEST(Heuristics, EveryDtypePairHasAKernelForEveryShapeClass) {
       ASSERT_TRUE(choose_sm90_gemm(a, h100_like(), &choice).ok()) << to_string(in) << "->" << to_string(out) << " M=" << M;
       EXPECT_EQ(choice.kernel->info.input_dtype, in);
       EXPECT_EQ(choice.kernel->info.output_dtype, out);
+      a.epilogue.residual = reinterpret_cast<void*>(0x2000);
+      a.epilogue.ldc = 1024;
+      ASSERT_TRUE(choose_sm90_gemm(a, h100_like(), &choice).ok());
+      EXPECT_TRUE(choice.kernel->info.residual);
       a.epilogue.col_amax = reinterpret_cast<float*>(0x1000);
       ASSERT_TRUE(choose_sm90_gemm(a, h100_like(), &choice).ok());
       EXPECT_TRUE(choice.kernel->info.column_reductions);
@@ -70,7 +83,7 @@ TEST(Heuristics, EveryDtypePairHasAKernelForEveryShapeClass) {
 TEST(Heuristics, ForcedKernelMustFit) {
   Sm90Choice choice;
   GemmArgs a = shape(4096, 1024, 1024);
-  a.kernel = "sm90_bf16_bf16_coop_128x128x64_c1x1";
+  a.kernel = "sm90_bf16_bf16_coop_128x256x64_c2x1";
   EXPECT_TRUE(choose_sm90_gemm(a, h100_like(), &choice).ok());
   EXPECT_EQ(choice.kernel->info.name, a.kernel);
 
@@ -78,7 +91,12 @@ TEST(Heuristics, ForcedKernelMustFit) {
   EXPECT_EQ(choose_sm90_gemm(a, h100_like(), &choice).code(), StatusCode::kInvalidArgument);
   a.kernel = "sm90_fp16_fp16_swap_coop_128x64x128_c1x1";
   EXPECT_EQ(choose_sm90_gemm(a, h100_like(), &choice).code(), StatusCode::kInvalidArgument);
-  a.kernel = "sm90_bf16_bf16_coop_128x128x64_c1x1";
+  a.kernel = "sm90_bf16_bf16_coop_128x256x64_c2x1_noc";
+  a.epilogue.residual = reinterpret_cast<void*>(0x2000);
+  a.epilogue.ldc = 1024;
+  EXPECT_EQ(choose_sm90_gemm(a, h100_like(), &choice).code(), StatusCode::kInvalidArgument);
+  a.epilogue.residual = nullptr;
+  a.kernel = "sm90_bf16_bf16_coop_128x256x64_c2x1";
   a.epilogue.col_sum = reinterpret_cast<float*>(0x1000);
   const Status s = choose_sm90_gemm(a, h100_like(), &choice);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
@@ -90,6 +108,7 @@ TEST(Heuristics, KernelListIsConsistent) {
     EXPECT_EQ(k.name.rfind("sm90_", 0), 0u) << k.name;
     EXPECT_EQ(k.name.find("_swap_") != std::string::npos, k.swap_ab) << k.name;
     EXPECT_EQ(k.name.find("_colreduce") != std::string::npos, k.column_reductions) << k.name;
+    EXPECT_EQ(k.name.find("_noc") == std::string::npos, k.residual) << k.name;
     EXPECT_GT(k.tile_m * k.tile_n * k.tile_k, 0) << k.name;
   }
 }

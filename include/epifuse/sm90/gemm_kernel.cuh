@@ -39,27 +39,13 @@ struct Pingpong {
   static constexpr const char* kName = "pingpong";
 };
 
-// How the epilogue stages C and D through shared memory: CUTLASS's builder choice, or explicit.
-struct EpiloguePipelineAuto {};
-// kStagesC/kStagesD: C load and D store buffers; kReuseSmemC: D is staged in C's buffers;
-// kDelayTmaStore: a subtile's TMA store is issued after the next subtile is computed, so the
-// store overlaps that work instead of being waited on.
-template <int kStagesC_, int kStagesD_, bool kReuseSmemC_, bool kDelayTmaStore_>
-struct EpiloguePipeline {
-  static constexpr int kStagesC = kStagesC_;
-  static constexpr int kStagesD = kStagesD_;
-  static constexpr bool kReuseSmemC = kReuseSmemC_;
-  static constexpr bool kDelayTmaStore = kDelayTmaStore_;
-};
-
-// ElementC = void compiles the kernel without C (no residual support, no C shared memory).
+// ElementC = void compiles the kernel without C: no residual support, no C shared memory.
 template <class ElementAB_, class ElementD_, class TileShape_, class ClusterShape_, class Schedule_, bool kSwapAB_,
-          class ElementC_ = ElementD_, class EpiloguePipeline_ = EpiloguePipelineAuto>
+          class ElementC_ = ElementD_>
 struct KernelConfig {
   using ElementAB = ElementAB_;
   using ElementD = ElementD_;
   using ElementC = ElementC_;
-  using EpiloguePipeline = EpiloguePipeline_;
   using TileShape = TileShape_;        // (BLK_M, BLK_N, BLK_K) of the GEMM actually run
   using ClusterShape = ClusterShape_;  // (CLUSTER_M, CLUSTER_N, 1)
   using Schedule = Schedule_;
@@ -93,23 +79,10 @@ class GemmKernel {
   static constexpr int kAlignmentC =
       16 / sizeof(cute::conditional_t<cute::is_void_v<ElementC>, ElementD, ElementC>);  // unused when void
 
-  using BuilderEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+  using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, typename Config::ClusterShape,
       cutlass::epilogue::collective::EpilogueTileAuto, float, float, ElementC, LayoutD, kAlignmentC, ElementD,
       LayoutD, kAlignmentD, typename Schedule::EpilogueSchedule, Tree>::CollectiveOp;
-
-  // The builder's epilogue tile and fragment size, with the configuration's staging policy.
-  using BuilderPolicy = typename BuilderEpilogue::DispatchPolicy;
-  using Pipeline = cute::conditional_t<
-      cute::is_same_v<typename Config::EpiloguePipeline, EpiloguePipelineAuto>,
-      EpiloguePipeline<BuilderPolicy::StagesC, BuilderPolicy::StagesD, BuilderPolicy::ReuseSmemC,
-                       BuilderPolicy::DelayTmaStore>,
-      typename Config::EpiloguePipeline>;
-  using CollectiveEpilogue = typename cutlass::epilogue::collective::detail::Sm90TmaBuilderImpl<
-      TileShape, typename BuilderEpilogue::EpilogueTile, float, float, ElementC, LayoutD, kAlignmentC, ElementD,
-      LayoutD, kAlignmentD, Tree,
-      cutlass::epilogue::Sm90TmaWarpSpecialized<Pipeline::kStagesC, Pipeline::kStagesD, BuilderPolicy::FragmentSize,
-                                                Pipeline::kReuseSmemC, Pipeline::kDelayTmaStore>>::CollectiveOp;
 
   // Mainloop stages fill the shared memory the epilogue leaves.
   using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
@@ -203,6 +176,7 @@ class GemmKernel {
             DTypeOf<ElementAB>::kValue,
             DTypeOf<ElementD>::kValue,
             kSwapAB,
+            !cute::is_void_v<ElementC>,
             column_reductions,
             cute::size<0>(TileShape{}),
             cute::size<1>(TileShape{}),
@@ -219,6 +193,9 @@ Status gemm_custom(const GemmArgs& args, const typename Tree::Arguments& tree, c
   checked.input_dtype = DTypeOf<typename Config::ElementAB>::kValue;
   checked.output_dtype = DTypeOf<typename Config::ElementD>::kValue;
   if (Status s = validate_gemm_args(checked); !s.ok()) return s;
+  if (cute::is_void_v<typename Config::ElementC> && args.epilogue.residual) {
+    return Status::invalid_argument("gemm_custom: this kernel is compiled without C; epilogue.residual must be null");
+  }
   if (args.M == 0 || args.N == 0) return Status::success();
   LaunchConfig config;
   if (Status s = default_launch_config(&config); !s.ok()) return s;
