@@ -7,8 +7,8 @@
 namespace epifuse::bench {
 namespace {
 
-using Config = sm90::KernelConfig<cutlass::bfloat16_t, cutlass::bfloat16_t, cute::Shape<cute::_128, cute::_128, cute::_64>,
-                                  cute::Shape<cute::_1, cute::_2, cute::_1>, sm90::Pingpong, false, void>;
+using Config = sm90::KernelConfig<cutlass::bfloat16_t, cutlass::bfloat16_t, cute::Shape<cute::_128, cute::_256, cute::_64>,
+                                  cute::Shape<cute::_2, cute::_1, cute::_1>, sm90::Cooperative, false, void>;
 
 using CastOnly = cutlass::epilogue::fusion::Sm90EVT<
     cutlass::epilogue::fusion::Sm90Compute<cutlass::epilogue::thread::Identity, cutlass::bfloat16_t, float,
@@ -17,7 +17,7 @@ using CastOnly = cutlass::epilogue::fusion::Sm90EVT<
 
 }  // namespace
 
-const char* static_gemm_twin_kernel() { return "sm90_bf16_bf16_pingpong_128x128x64_c1x2_noc"; }
+const char* static_gemm_twin_kernel() { return "sm90_bf16_bf16_coop_128x256x64_c2x1_noc"; }
 
 Status static_gemm(const GemmArgs& args, cudaStream_t stream) {
   return sm90::gemm_custom<Config, CastOnly>(args, {}, stream);

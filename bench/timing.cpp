@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
 
 #include "tests/support/device_buffer.hpp"
 
@@ -45,11 +47,17 @@ std::vector<Timing> time_interleaved(const std::vector<std::function<void(int)>>
                               options.max_per_round);
   }
 
-  // events[i]: start/stop pairs of implementation i, in launch order.
+  // events[i]: start/stop pairs of implementation i, in launch order. Each round visits the
+  // implementations in a fresh order: a power-capped GPU's clock also depends on what ran just
+  // before, and a fixed order would hand each implementation a fixed neighbour.
   std::vector<std::vector<cudaEvent_t>> events(n);
   std::vector<int> iteration(n, 0);
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937 rng(12345);
   for (int round = 0; round < options.rounds; ++round) {
-    for (std::size_t i = 0; i < n; ++i) {
+    std::shuffle(order.begin(), order.end(), rng);
+    for (const std::size_t i : order) {
       launches[i](iteration[i]++);  // untimed: absorbs the switch from the previous implementation
       for (int k = 0; k < per_round[i]; ++k) {
         cudaEvent_t start, stop;

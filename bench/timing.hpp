@@ -1,9 +1,10 @@
 // Timing with CUDA event pairs around every launch, after warm-up; the median and the spread.
 //
 // Implementations compared against each other are timed interleaved: round after round, each
-// runs a short burst. A GPU under a power cap changes its clock over seconds, so timing one
-// implementation after another would hand the later ones a different clock; interleaving gives
-// every implementation the same mix of clock states.
+// runs a short burst, in a fresh random order every round. A GPU under a power cap changes its
+// clock over seconds and with what ran just before, so timing one implementation after another
+// would hand the later ones a different clock; interleaving gives every implementation the same
+// mix of clock states.
 #pragma once
 
 #include <functional>
@@ -14,8 +15,8 @@
 namespace epifuse::bench {
 
 struct TimingOptions {
-  double target_ms = 300.0;  // measured time per implementation, spread over the rounds
-  int rounds = 8;
+  double target_ms = 400.0;  // measured time per implementation, spread over the rounds
+  int rounds = 16;
   int min_per_round = 3;
   int max_per_round = 40;
 };

@@ -6,8 +6,7 @@
 //                          tokens its N side; memory-bound, so every SM streams weight tiles
 //   M <= 256            -> 128x256 cooperative, 1x2 cluster: the pair shares one A tile; a 2x1
 //                          cluster would leave half of each cluster without rows
-//   otherwise           -> 128x128 pingpong, 1x2 cluster: one warpgroup's epilogue runs under the
-//                          other's mainloop, so heavy epilogues cost little
+//   otherwise           -> 128x256 cooperative, 2x1 cluster (B tiles multicast to 2 CTAs)
 // Without a residual, the configuration's variant compiled without C ("_noc") runs when it exists:
 // no C staging in shared memory, and TMA stores overlap the next subtile's work.
 #include "dispatch/sm90_heuristics.hpp"
@@ -34,7 +33,7 @@ const char* configuration_for(const GemmArgs& args) {
   if (args.epilogue.has_column_reductions()) return "coop_128x128x64_c1x1_colreduce";
   if (args.M <= 64) return "swap_coop_128x64x128_c1x1";
   if (args.M <= 256) return "coop_128x256x64_c1x2";
-  return "pingpong_128x128x64_c1x2";
+  return "coop_128x256x64_c2x1";
 }
 
 Status check_forced(const GemmArgs& args, const Sm90GemmKernelEntry* k) {

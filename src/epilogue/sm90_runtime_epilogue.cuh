@@ -36,10 +36,12 @@ using VectorBroadcast =
                         fusion::Sm90ColBroadcast<0, TileShape, float, float, cute::Stride<cute::_1, cute::_0, cute::_0>>,
                         fusion::Sm90RowBroadcast<0, TileShape, float, float, cute::Stride<cute::_0, cute::_1, cute::_0>>>;
 
-// A CUTLASS vector reduction that asks for workspace (partial results, tile counters) only when
-// its output is requested: epilogues without reductions need no workspace at all.
-template <class Reduction>
-struct WorkspaceWhenUsed : Reduction {
+// A CUTLASS vector reduction whose output is optional: it asks for workspace (partial results,
+// tile counters) only when its output is requested, and an atomic one (max) starts its output
+// at 0, the identity of max |y|, itself: CUTLASS would use the driver API for that (see
+// CUTLASS_SKIP_REDUCTION_INIT in CMakeLists.txt).
+template <class Reduction, bool kAlongGemmM, bool kAtomic>
+struct OptionalVectorReduction : Reduction {
   using Reduction::Reduction;
   using Arguments = typename Reduction::Arguments;
 
@@ -59,27 +61,40 @@ struct WorkspaceWhenUsed : Reduction {
   template <class ProblemShape>
   static cutlass::Status initialize_workspace(const ProblemShape& shape, const Arguments& args, void* workspace,
                                               cudaStream_t stream, cutlass::CudaHostAdapter* adapter = nullptr) {
-    return output(args) ? Reduction::initialize_workspace(shape, args, workspace, stream, adapter)
-                        : cutlass::Status::kSuccess;
+    if (!output(args)) return cutlass::Status::kSuccess;
+    if constexpr (kAtomic) {
+      const auto length = static_cast<std::size_t>(kAlongGemmM ? cute::get<0>(shape) : cute::get<1>(shape));
+      return cudaMemsetAsync(output(args), 0, length * sizeof(float), stream) == cudaSuccess
+                 ? cutlass::Status::kSuccess
+                 : cutlass::Status::kErrorInternal;
+    } else {
+      return Reduction::initialize_workspace(shape, args, workspace, stream, adapter);
+    }
   }
 };
 
-// A deterministic fp32 reduction of y into a vector along the GEMM's M (reduces over N) or N.
-template <class TileShape, bool kAlongGemmM, template <class> class RegReduce, template <class> class Reduce>
-using VectorReduction = WorkspaceWhenUsed<cute::conditional_t<
-    kAlongGemmM,
-    fusion::Sm90ColReduction<RegReduce, Reduce, Reduce, 0, TileShape, float, float, kRound,
-                             cute::Stride<cute::_1, cute::_0, cute::_0>>,
-    fusion::Sm90RowReduction<RegReduce, Reduce, Reduce, 0, TileShape, float, float, kRound,
-                             cute::Stride<cute::_0, cute::_1, cute::_0>>>>;
+// An fp32 reduction of y into a vector along the GEMM's M (reducing over N) or N. Maxima combine
+// CTAs with atomics, which is exact and deterministic for max; sums combine per-CTA partial
+// results in a fixed order in the last CTA, which keeps them deterministic.
+template <class TileShape, bool kAlongGemmM, template <class> class RegReduce, template <class> class Reduce,
+          template <class> class GmemReduce>
+using VectorReduction = OptionalVectorReduction<
+    cute::conditional_t<kAlongGemmM,
+                        fusion::Sm90ColReduction<RegReduce, Reduce, GmemReduce, 0, TileShape, float, float, kRound,
+                                                 cute::Stride<cute::_1, cute::_0, cute::_0>>,
+                        fusion::Sm90RowReduction<RegReduce, Reduce, GmemReduce, 0, TileShape, float, float, kRound,
+                                                 cute::Stride<cute::_0, cute::_1, cute::_0>>>,
+    kAlongGemmM, cutlass::is_atomic<GmemReduce<float>>::value>;
+
+template <class TileShape, bool kAlongGemmM>
+using SumReduction = VectorReduction<TileShape, kAlongGemmM, cutlass::plus, cutlass::plus, cutlass::plus>;
+template <class TileShape, bool kAlongGemmM>
+using AbsMaxReduction = VectorReduction<TileShape, kAlongGemmM, AbsMaxReduce, MaxReduce, cutlass::atomic_maximum>;
 
 // Wraps Child in a reduction node Node when kEnable; reductions pass their input through.
 template <bool kEnable, class Node, class Child>
 using OptionalReduction = cute::conditional_t<kEnable, fusion::Sm90EVT<Node, Child>, Child>;
 
-// kColumnReductions adds col_sum/col_amax, which keep a running value per tile column in
-// registers (64 per thread at tile N = 256): those kernels use narrower tiles. The scalar amax
-// and the per-row reductions are cheap (a few registers) and are compiled into every kernel.
 template <class TileShape, class ElementD, bool kSwapAB, bool kColumnReductions>
 struct Sm90RuntimeEpilogue {
   static constexpr bool kUserRowsAlongGemmM = !kSwapAB;
@@ -96,15 +111,13 @@ struct Sm90RuntimeEpilogue {
   using WithAmax = fusion::Sm90EVT<
       fusion::Sm90ScalarReduction<AbsMaxReduce, cutlass::atomic_maximum, float, float, kRound>,  // amax
       LinearActivationNode>;
-  using WithRowReductions = fusion::Sm90EVT<
-      VectorReduction<TileShape, kUserRowsAlongGemmM, AbsMaxReduce, MaxReduce>,  // row_amax[m]
-      fusion::Sm90EVT<VectorReduction<TileShape, kUserRowsAlongGemmM, cutlass::plus, cutlass::plus>,  // row_sum[m]
-                      WithAmax>>;
-  using WithColumnReductions = OptionalReduction<
-      kColumnReductions, VectorReduction<TileShape, !kUserRowsAlongGemmM, AbsMaxReduce, MaxReduce>,  // col_amax[n]
-      OptionalReduction<kColumnReductions,
-                        VectorReduction<TileShape, !kUserRowsAlongGemmM, cutlass::plus, cutlass::plus>,  // col_sum[n]
-                        WithRowReductions>>;
+  using WithRowReductions =
+      fusion::Sm90EVT<AbsMaxReduction<TileShape, kUserRowsAlongGemmM>,                             // row_amax[m]
+                      fusion::Sm90EVT<SumReduction<TileShape, kUserRowsAlongGemmM>, WithAmax>>;  // row_sum[m]
+  using WithColumnReductions =
+      OptionalReduction<kColumnReductions, AbsMaxReduction<TileShape, !kUserRowsAlongGemmM>,         // col_amax[n]
+                        OptionalReduction<kColumnReductions, SumReduction<TileShape, !kUserRowsAlongGemmM>,  // col_sum[n]
+                                          WithRowReductions>>;
   // The one cast to D, after every reduction has seen y in fp32.
   using Tree = fusion::Sm90EVT<fusion::Sm90Compute<cutlass::epilogue::thread::Identity, ElementD, float, kRound>,
                                WithColumnReductions>;

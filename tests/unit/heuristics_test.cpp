@@ -33,17 +33,17 @@ std::string chosen(const GemmArgs& a) {
 }
 
 TEST(Heuristics, PicksByShapeClass) {
-  EXPECT_EQ(chosen(shape(1, 28672, 8192)), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1_noc");
-  EXPECT_EQ(chosen(shape(64, 28672, 8192)), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1_noc");
-  EXPECT_EQ(chosen(shape(128, 28672, 8192)), "sm90_bf16_bf16_coop_128x256x64_c1x2_noc");
-  EXPECT_EQ(chosen(shape(4096, 28672, 8192)), "sm90_bf16_bf16_pingpong_128x128x64_c1x2_noc");
+  EXPECT_EQ(chosen(shape(1, 28672, 8192)), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1");
+  EXPECT_EQ(chosen(shape(64, 28672, 8192)), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1");
+  EXPECT_EQ(chosen(shape(128, 28672, 8192)), "sm90_bf16_bf16_coop_128x256x64_c1x2");
+  EXPECT_EQ(chosen(shape(4096, 28672, 8192)), "sm90_bf16_bf16_coop_128x256x64_c2x1_noc");
 }
 
 TEST(Heuristics, ResidualNeedsAKernelWithC) {
   GemmArgs a = shape(4096, 28672, 8192);
   a.epilogue.residual = reinterpret_cast<void*>(0x1000);
   a.epilogue.ldc = 28672;
-  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_pingpong_128x128x64_c1x2");
+  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x256x64_c2x1");
   a.M = 7;
   EXPECT_EQ(chosen(a), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1");
 }
@@ -52,7 +52,7 @@ TEST(Heuristics, ColumnReductionsTakeTheirKernel) {
   GemmArgs a = shape(4096, 28672, 8192);
   a.epilogue.amax = reinterpret_cast<float*>(0x1000);
   a.epilogue.row_amax = reinterpret_cast<float*>(0x2000);
-  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_pingpong_128x128x64_c1x2_noc") << "amax and row reductions run in every kernel";
+  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x256x64_c2x1_noc") << "amax and row reductions run in every kernel";
   a.epilogue.col_sum = reinterpret_cast<float*>(0x3000);
   EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x128x64_c1x1_colreduce");
 }
