@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -14,7 +15,6 @@
 
 #include "bench/cublaslt_gemm.hpp"
 #include "dispatch/sm90_kernel_registry.hpp"
-#include "bench/static_epilogue_gemm.hpp"
 #include "bench/unfused_epilogue.hpp"
 #include "reference/numeric.hpp"
 #include "tests/support/gemm_check.hpp"
@@ -139,7 +139,6 @@ class ShapeRun {
     add_cublaslt();
     for (const NamedEpilogue& e : fused_epilogues()) add_epifuse(e);
     sweep_epilogues_ = fused_epilogues();
-    add_static();
     measure(rows);
     if (options_.sweep) sweep(rows);
   }
@@ -235,19 +234,30 @@ class ShapeRun {
     const OperandSets* s = sets.get();
     contenders_.push_back({make_row("epifuse", e.name, e.spec, check, kernel),
                            [s](int i) { throw_if_failed(gemm(s->args(i), nullptr)); }});
+    add_full_tree_twin(e, *problem, s, kernel);
     problems_.push_back(std::move(problem));
     operand_sets_.push_back(std::move(sets));
   }
 
-  // Flexibility cost, where the heuristic runs the static twin's configuration.
-  void add_static() {
-    std::string selected;
-    if (!gemm_selected_kernel(plain_->args(), &selected).ok() || selected != static_gemm_twin_kernel()) return;
-    const OperandSets& sets = *plain_sets_;
-    const std::function<void(int)> launch = [&sets](int i) { throw_if_failed(static_gemm(sets.args(i), nullptr)); };
-    contenders_.push_back({make_row("epifuse-static", "none", {}, run_and_check_external(*plain_, launch, {}),
-                                    std::string(static_gemm_twin_kernel()) + " with D = cast(acc) only"),
-                           launch});
+  // What run-time composition costs: where dispatch picked a narrow epilogue (cast only, bias +
+  // activation), the same configuration's full run-time tree on the same call.
+  void add_full_tree_twin(const NamedEpilogue& e, const GemmProblem& problem, const OperandSets* sets,
+                          const std::string& kernel) {
+    std::string full = kernel;
+    for (const char* narrow : {"_cast", "_biasact"}) {
+      if (const auto at = full.find(narrow); at != std::string::npos) full.erase(at, std::string(narrow).size());
+    }
+    if (full == kernel) return;
+    GemmArgs forced = problem.args();
+    forced.kernel = full_kernel_names_.emplace_back(full).c_str();
+    throw_if_failed(gemm(forced, nullptr));
+    EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+    contenders_.push_back({make_row("epifuse-full-tree", e.name, e.spec, "skipped", full),
+                           [sets, name = forced.kernel](int i) {
+                             GemmArgs a = sets->args(i);
+                             a.kernel = name;
+                             throw_if_failed(gemm(a, nullptr));
+                           }});
   }
 
   void measure(std::vector<Row>* rows) {
@@ -262,9 +272,10 @@ class ShapeRun {
     for (Contender& c : contenders_) {
       Row& r = c.row;
       const double t = r.timing.median_us;
-      if (r.impl == "epifuse" && r.epilogue == "none") {
+      if (r.impl == "epifuse-full-tree") {
+        r.extra["cost_vs_narrow_tree_pct"] = 100.0 * (t / us["epifuse/" + r.epilogue] - 1.0);
+      } else if (r.impl == "epifuse" && r.epilogue == "none") {
         r.extra["vs_cublaslt"] = us["cublaslt/none"] / t;
-        if (us.count("epifuse-static/none")) r.extra["flexibility_cost_pct"] = 100.0 * (t / us["epifuse-static/none"] - 1.0);
       } else if (r.impl == "epifuse") {
         r.extra["overhead_vs_plain_pct"] = 100.0 * (t / us["epifuse/none"] - 1.0);
         if (r.epilogue == "bias_gelu") {
@@ -313,12 +324,15 @@ class ShapeRun {
 
     for (const detail::Sm90GemmKernelEntry* k : detail::sm90_gemm_kernels()) {
       const GemmKernelInfo& info = k->info;
-      if (info.input_dtype != DType::kBF16 || info.output_dtype != DType::kBF16 || info.column_reductions) continue;
+      if (info.input_dtype != DType::kBF16 || info.output_dtype != DType::kBF16 ||
+          info.coverage == EpilogueCoverage::kFullWithColumnReductions) {
+        continue;
+      }
       for (std::size_t e = 0; e < sweep_epilogues_.size(); ++e) {
-        const EpilogueSpec& spec = sweep_epilogues_[e].spec;
-        const bool column_reductions = spec.reductions & (testing::kColSum | testing::kColAmax);
-        const bool residual = spec.residual != Residual::kNone;
-        if (!column_reductions && (info.residual || !residual)) add(k, defaults, e, "auto");
+        const Epilogue& epilogue = operand_sets_[e]->args(0).epilogue;
+        if (required_coverage(epilogue) <= info.coverage && (info.residual || !epilogue.residual)) {
+          add(k, defaults, e, "auto");
+        }
       }
       for (const auto& [raster, raster_name] : rasters) {
         for (int swizzle : {1, 4}) {
@@ -351,6 +365,7 @@ class ShapeRun {
   std::vector<std::unique_ptr<OperandSets>> operand_sets_;
   std::vector<Contender> contenders_;
   std::vector<NamedEpilogue> sweep_epilogues_;  // operand_sets_[i] belongs to sweep_epilogues_[i]
+  std::list<std::string> full_kernel_names_;     // GemmArgs::kernel points into these
 };
 
 }  // namespace

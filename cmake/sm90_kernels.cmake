@@ -1,35 +1,43 @@
 # The sm90 GEMM kernels epifuse compiles: one generated .cu per kernel (one CUTLASS
 # instantiation each, ~1 min and ~3.5 GB of compiler memory apiece), plus kernel_list.inc,
 # which the registry includes. Each entry:
-#   input|output|schedule|tile M,N,K|cluster M,N|swap_ab|column_reductions[|noc]
+#   input|output|schedule|tile M,N,K|cluster M,N|swap_ab|epilogue[|noc]
+# epilogue: full | colreduce (full plus col_sum/col_amax) | biasact (alpha, col_bias, activation)
+#   | cast (D = cast(acc)); see EpilogueCoverage in include/epifuse/gemm.hpp.
 # noc: compiled without C (no residual): no C shared memory or pipeline, and CUTLASS's builder then
 # delays each subtile's TMA store behind the next subtile's work.
 # Dispatch (src/dispatch/sm90_heuristics.cpp) picks among them by name. For quick development
 # builds, -DEPIFUSE_KERNEL_FILTER=<regex> compiles only the matching kernels.
 set(EPIFUSE_SM90_KERNELS
   # bf16 -> bf16, the primary path. The large-M configuration also without C ("noc"), which
-  # epilogues without a residual use (docs/heuristics.md: what the sweep measured).
-  "bf16|bf16|coop|128,256,64|2,1|0|0"
-  "bf16|bf16|coop|128,256,64|2,1|0|0|noc"
-  "bf16|bf16|coop|128,256,64|1,2|0|0"
-  "bf16|bf16|coop|128,64,128|1,1|1|0"
-  "bf16|bf16|coop|128,128,64|1,1|0|1"
+  # epilogues without a residual use, and with the two narrow epilogues (docs/heuristics.md).
+  "bf16|bf16|coop|128,256,64|2,1|0|full"
+  "bf16|bf16|coop|128,256,64|2,1|0|full|noc"
+  "bf16|bf16|coop|128,256,64|2,1|0|biasact|noc"
+  "bf16|bf16|coop|128,256,64|2,1|0|cast|noc"
+  "bf16|bf16|coop|128,256,64|1,2|0|full"
+  "bf16|bf16|coop|128,64,128|1,1|1|full"
+  "bf16|bf16|coop|128,128,64|1,1|0|colreduce"
   # Other dtype pairs: one large-M, one small-M and one column-reduction kernel each.
-  "fp16|fp16|coop|128,256,64|1,2|0|0"
-  "fp16|fp16|coop|128,64,128|1,1|1|0"
-  "fp16|fp16|coop|128,128,64|1,1|0|1"
-  "bf16|fp32|coop|128,256,64|1,2|0|0"
-  "bf16|fp32|coop|128,64,128|1,1|1|0"
-  "bf16|fp32|coop|128,128,64|1,1|0|1"
-  "fp16|fp32|coop|128,256,64|1,2|0|0"
-  "fp16|fp32|coop|128,64,128|1,1|1|0"
-  "fp16|fp32|coop|128,128,64|1,1|0|1"
+  "fp16|fp16|coop|128,256,64|1,2|0|full"
+  "fp16|fp16|coop|128,64,128|1,1|1|full"
+  "fp16|fp16|coop|128,128,64|1,1|0|colreduce"
+  "bf16|fp32|coop|128,256,64|1,2|0|full"
+  "bf16|fp32|coop|128,64,128|1,1|1|full"
+  "bf16|fp32|coop|128,128,64|1,1|0|colreduce"
+  "fp16|fp32|coop|128,256,64|1,2|0|full"
+  "fp16|fp32|coop|128,64,128|1,1|1|full"
+  "fp16|fp32|coop|128,128,64|1,1|0|colreduce"
 )
 
 set(_epifuse_cutlass_type_bf16 "cutlass::bfloat16_t")
 set(_epifuse_cutlass_type_fp16 "cutlass::half_t")
 set(_epifuse_cutlass_type_fp32 "float")
 set(_epifuse_schedule_coop "Cooperative")
+set(_epifuse_coverage_full "kFull")
+set(_epifuse_coverage_colreduce "kFullWithColumnReductions")
+set(_epifuse_coverage_biasact "kBiasActivation")
+set(_epifuse_coverage_cast "kCastOnly")
 set(_epifuse_schedule_pingpong "Pingpong")
 
 # Writes the instantiation sources into `out_dir`; sets `out_sources` to their paths.
@@ -45,7 +53,7 @@ function(epifuse_generate_sm90_kernels out_dir out_sources)
     list(GET fields 3 tile)
     list(GET fields 4 cluster)
     list(GET fields 5 swap_ab)
-    list(GET fields 6 column_reductions)
+    list(GET fields 6 epilogue)
     set(without_c FALSE)
     list(LENGTH fields field_count)
     if(field_count GREATER 7)
@@ -68,8 +76,8 @@ function(epifuse_generate_sm90_kernels out_dir out_sources)
       string(APPEND name "swap_")
     endif()
     string(APPEND name "${schedule}_${tile_m}x${tile_n}x${tile_k}_c${cluster_m}x${cluster_n}")
-    if(column_reductions)
-      string(APPEND name "_colreduce")
+    if(NOT epilogue STREQUAL "full")
+      string(APPEND name "_${epilogue}")
     endif()
     if(without_c)
       string(APPEND name "_noc")
@@ -95,10 +103,9 @@ function(epifuse_generate_sm90_kernels out_dir out_sources)
     else()
       set(EPIFUSE_ELEMENT_C "${EPIFUSE_ELEMENT_D}")
     endif()
-    if(column_reductions)
-      set(EPIFUSE_COLUMN_REDUCTIONS "true")
-    else()
-      set(EPIFUSE_COLUMN_REDUCTIONS "false")
+    set(EPIFUSE_COVERAGE "${_epifuse_coverage_${epilogue}}")
+    if(NOT EPIFUSE_COVERAGE)
+      message(FATAL_ERROR "unknown epilogue '${epilogue}' in ${spec}")
     endif()
     configure_file("${PROJECT_SOURCE_DIR}/src/kernels/sm90/instantiation.cu.in" "${out_dir}/${name}.cu" @ONLY)
     list(APPEND sources "${out_dir}/${name}.cu")

@@ -1,6 +1,7 @@
 #include "epifuse/status.hpp"
 
 #include "epifuse/epilogue/activation.hpp"
+#include "epifuse/gemm.hpp"
 #include "epifuse/types.hpp"
 
 namespace epifuse {
@@ -44,6 +45,23 @@ const char* to_string(Activation a) {
     case Activation::kClamp: return "clamp";
   }
   return "unknown activation";
+}
+
+const char* to_string(EpilogueCoverage c) {
+  switch (c) {
+    case EpilogueCoverage::kCastOnly: return "cast_only";
+    case EpilogueCoverage::kBiasActivation: return "bias_activation";
+    case EpilogueCoverage::kFull: return "full";
+    case EpilogueCoverage::kFullWithColumnReductions: return "full_with_column_reductions";
+  }
+  return "unknown coverage";
+}
+
+EpilogueCoverage required_coverage(const Epilogue& e) {
+  if (e.has_column_reductions()) return EpilogueCoverage::kFullWithColumnReductions;
+  if (e.residual || e.row_scale || e.col_scale || e.row_bias || e.has_reductions()) return EpilogueCoverage::kFull;
+  if (e.alpha != 1.0f || e.col_bias || e.activation != Activation::kIdentity) return EpilogueCoverage::kBiasActivation;
+  return EpilogueCoverage::kCastOnly;
 }
 
 }  // namespace epifuse

@@ -24,7 +24,7 @@ def main(path):
     print("| M | N | K | epilogue | impl | kernel | median us | TFLOP/s | % roofline | check | ratios |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     ratio_keys = ("vs_cublaslt", "vs_cublaslt_bias_gelu", "vs_cublaslt+act", "overhead_vs_plain_pct",
-                  "flexibility_cost_pct", "pct_of_copy_bandwidth")
+                  "cost_vs_narrow_tree_pct", "pct_of_copy_bandwidth")
     for shape in shapes:
         for r in rows:
             if (r["M"], r["N"], r["K"]) != shape:

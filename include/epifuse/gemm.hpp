@@ -58,12 +58,26 @@ Status gemm_workspace_size(const GemmArgs& args, std::size_t* bytes);
 // Enqueues the GEMM on `stream`. Returns after the launch, not after completion.
 Status gemm(const GemmArgs& args, cudaStream_t stream);
 
+// The epilogues a compiled kernel serves, narrowest first. Dispatch runs the narrowest kernel
+// that covers a call's epilogue: fewer nodes in the epilogue tree cost less time per tile.
+enum class EpilogueCoverage {
+  kCastOnly,                  // D = cast(acc): alpha 1, no operands, identity, no reductions
+  kBiasActivation,            // D = cast(act(alpha·acc + col_bias[n]))
+  kFull,                      // every operand and activation, residual, amax, row_sum, row_amax
+  kFullWithColumnReductions,  // kFull plus col_sum, col_amax
+};
+
+const char* to_string(EpilogueCoverage c);
+
+// The narrowest coverage that serves `e`.
+EpilogueCoverage required_coverage(const Epilogue& e);
+
 struct GemmKernelInfo {
   std::string name;  // e.g. "sm90_bf16_bf16_coop_128x256x64_c2x1"
   DType input_dtype, output_dtype;
   bool swap_ab;            // computes Dᵀ = B·Aᵀ: the weight fills the 64-row wgmma side (small M)
   bool residual;           // compiled with C: serves epilogues with a residual
-  bool column_reductions;  // serves col_sum/col_amax (every kernel serves amax, row_sum, row_amax)
+  EpilogueCoverage coverage;
   int tile_m, tile_n, tile_k;  // CTA tile in the GEMM actually run (M, N swapped when swap_ab)
 };
 

@@ -7,8 +7,10 @@
 //   M <= 256            -> 128x256 cooperative, 1x2 cluster: the pair shares one A tile; a 2x1
 //                          cluster would leave half of each cluster without rows
 //   otherwise           -> 128x256 cooperative, 2x1 cluster (B tiles multicast to 2 CTAs)
-// Without a residual, the configuration's variant compiled without C ("_noc") runs when it exists:
-// no C staging in shared memory, and TMA stores overlap the next subtile's work.
+// Within a configuration, the narrowest compiled epilogue that covers the call runs (cast only,
+// then bias + activation, then the full tree: fewer nodes, less time per tile), and without a
+// residual its variant compiled without C ("_noc"): no C staging in shared memory, and TMA stores
+// overlap the next subtile's work.
 #include "dispatch/sm90_heuristics.hpp"
 
 #include <cstring>
@@ -28,9 +30,19 @@ const Sm90GemmKernelEntry* find_kernel(const std::string& name) {
   return nullptr;
 }
 
-// The shape class's configuration (name without dtype prefix and variant suffix).
+const char* coverage_suffix(EpilogueCoverage c) {
+  switch (c) {
+    case EpilogueCoverage::kCastOnly: return "_cast";
+    case EpilogueCoverage::kBiasActivation: return "_biasact";
+    case EpilogueCoverage::kFull: return "";
+    case EpilogueCoverage::kFullWithColumnReductions: return "_colreduce";
+  }
+  return "";
+}
+
+// The shape class's configuration (name without dtype prefix and variant suffixes).
 const char* configuration_for(const GemmArgs& args) {
-  if (args.epilogue.has_column_reductions()) return "coop_128x128x64_c1x1_colreduce";
+  if (args.epilogue.has_column_reductions()) return "coop_128x128x64_c1x1";
   if (args.M <= 64) return "swap_coop_128x64x128_c1x1";
   if (args.M <= 256) return "coop_128x256x64_c1x2";
   return "coop_128x256x64_c2x1";
@@ -49,9 +61,10 @@ Status check_forced(const GemmArgs& args, const Sm90GemmKernelEntry* k) {
     return Status::invalid_argument(std::string("gemm: kernel '") + args.kernel +
                                     "' is compiled without C; this epilogue has a residual");
   }
-  if (args.epilogue.has_column_reductions() && !k->info.column_reductions) {
-    return Status::invalid_argument(std::string("gemm: kernel '") + args.kernel +
-                                    "' has no column reductions; this epilogue asks for col_sum or col_amax");
+  if (k->info.coverage < required_coverage(args.epilogue)) {
+    return Status::invalid_argument(std::string("gemm: kernel '") + args.kernel + "' serves " +
+                                    to_string(k->info.coverage) + " epilogues; this one needs " +
+                                    to_string(required_coverage(args.epilogue)));
   }
   return Status::success();
 }
@@ -67,14 +80,23 @@ Status choose_sm90_gemm(const GemmArgs& args, const sm90::LaunchConfig& device_d
     return Status::success();
   }
 
-  const std::string configuration = dtype_prefix(args) + configuration_for(args);
-  const Sm90GemmKernelEntry* k = nullptr;
-  if (!args.epilogue.residual) k = find_kernel(configuration + "_noc");
-  if (k == nullptr) k = find_kernel(configuration);
+  const EpilogueCoverage required = required_coverage(args.epilogue);
+  const EpilogueCoverage widest =
+      required == EpilogueCoverage::kFullWithColumnReductions ? required : EpilogueCoverage::kFull;
   // Dtype pairs with fewer kernels run their large-M configuration beyond the small-M class.
-  if (k == nullptr) k = find_kernel(dtype_prefix(args) + "coop_128x256x64_c1x2");
+  const std::string configurations[] = {dtype_prefix(args) + configuration_for(args),
+                                         dtype_prefix(args) + "coop_128x256x64_c1x2"};
+  const Sm90GemmKernelEntry* k = nullptr;
+  for (const std::string& configuration : configurations) {
+    for (int c = static_cast<int>(required); k == nullptr && c <= static_cast<int>(widest); ++c) {
+      const std::string name = configuration + coverage_suffix(static_cast<EpilogueCoverage>(c));
+      if (!args.epilogue.residual) k = find_kernel(name + "_noc");
+      if (k == nullptr) k = find_kernel(name);
+    }
+    if (k != nullptr) break;
+  }
   if (k == nullptr) {
-    return Status::internal("gemm: no compiled kernel for " + configuration + " (kernel list and heuristic disagree)");
+    return Status::internal("gemm: no compiled kernel for " + configurations[0] + " (kernel list and heuristic disagree)");
   }
   choice->kernel = k;
   return Status::success();

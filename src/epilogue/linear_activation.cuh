@@ -54,4 +54,30 @@ struct LinearActivation<cutlass::Array<float, kN>> {
   }
 };
 
+// y = act(alpha·acc + col_bias): the narrow epilogue of nn.Linear with a bias and an activation.
+struct BiasActivationArguments {
+  float alpha = 1.0f;
+  ActivationProgram activation{};
+};
+
+template <class T>
+struct BiasActivation {
+  using Arguments = BiasActivationArguments;
+};
+
+template <int kN>
+struct BiasActivation<cutlass::Array<float, kN>> {
+  using Arguments = BiasActivationArguments;
+  using Fragment = cutlass::Array<float, kN>;
+
+  __device__ __forceinline__ Fragment operator()(const Fragment& acc, const Fragment& col_bias,
+                                                 const Arguments& args) const {
+    Fragment y;
+#pragma unroll
+    for (int i = 0; i < kN; ++i) y[i] = fmaf(args.alpha, acc[i], col_bias[i]);
+    activate(y, args.activation);
+    return y;
+  }
+};
+
 }  // namespace epifuse::device

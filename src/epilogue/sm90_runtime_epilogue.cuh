@@ -1,9 +1,11 @@
-// The run-time composable epilogue as a CUTLASS Sm90 epilogue visitor tree (EVT).
+// The run-time composable epilogue as CUTLASS Sm90 epilogue visitor trees (EVT).
 //
-// One tree serves every combination of epifuse::Epilogue: absent vectors become neutral
-// broadcasts, C is fetched only when present, the activation is a run-time switch. Trees
-// are written in GEMM coordinates; with kSwapAB the kernel computes Dᵀ = B·Aᵀ, so the user's
-// per-row (M) vectors run along the GEMM's N and per-column (N) vectors along its M.
+// The full tree serves every combination of epifuse::Epilogue: absent vectors become neutral
+// broadcasts, C is fetched only when present, the activation is a run-time switch. Two narrow
+// trees serve the commonest epilogues for less time per tile (EpilogueCoverage in gemm.hpp):
+// cast only, and alpha + column bias + activation. Trees are written in GEMM coordinates; with
+// kSwapAB the kernel computes Dᵀ = B·Aᵀ, so the user's per-row (M) vectors run along the GEMM's N
+// and per-column (N) vectors along its M.
 //
 //   y = linear_activation(acc, row_scale, col_scale, col_bias, row_bias, C)
 //   amax(y), row_sum(y), row_amax(y) [, col_sum(y), col_amax(y)];   D = cast(y)
@@ -16,6 +18,7 @@
 #include <cutlass/epilogue/thread/activation.h>
 
 #include "epifuse/epilogue/epilogue.hpp"
+#include "epifuse/gemm.hpp"
 #include "epilogue/linear_activation.cuh"
 #include "epilogue/sm90_optional_source.cuh"
 
@@ -95,19 +98,30 @@ using AbsMaxReduction = VectorReduction<TileShape, kAlongGemmM, AbsMaxReduce, Ma
 template <bool kEnable, class Node, class Child>
 using OptionalReduction = cute::conditional_t<kEnable, fusion::Sm90EVT<Node, Child>, Child>;
 
-template <class TileShape, class ElementD, bool kSwapAB, bool kColumnReductions>
+template <class TileShape, class ElementD, bool kSwapAB, EpilogueCoverage kCoverage>
 struct Sm90RuntimeEpilogue {
   static constexpr bool kUserRowsAlongGemmM = !kSwapAB;
+  static constexpr bool kColumnReductions = kCoverage == EpilogueCoverage::kFullWithColumnReductions;
 
+  template <template <class> class Fn, class ElementOut>
+  using Compute = fusion::Sm90Compute<Fn, ElementOut, float, kRound>;
+
+  // kCastOnly: D = cast(acc).
+  using CastOnlyTree = fusion::Sm90EVT<Compute<cutlass::epilogue::thread::Identity, ElementD>, fusion::Sm90AccFetch>;
+
+  // kBiasActivation: D = cast(act(alpha·acc + col_bias[n])).
+  using BiasActivationTree = fusion::Sm90EVT<Compute<BiasActivation, ElementD>, fusion::Sm90AccFetch,
+                                             VectorBroadcast<TileShape, !kUserRowsAlongGemmM>>;  // col_bias[n]
+
+  // kFull and kFullWithColumnReductions.
   using LinearActivationNode =
-      fusion::Sm90EVT<fusion::Sm90Compute<LinearActivation, float, float, kRound>,
+      fusion::Sm90EVT<Compute<LinearActivation, float>,
                       fusion::Sm90AccFetch,
                       VectorBroadcast<TileShape, kUserRowsAlongGemmM>,    // row_scale[m]
                       VectorBroadcast<TileShape, !kUserRowsAlongGemmM>,   // col_scale[n]
                       VectorBroadcast<TileShape, !kUserRowsAlongGemmM>,   // col_bias[n]
                       VectorBroadcast<TileShape, kUserRowsAlongGemmM>,    // row_bias[m]
                       Sm90OptionalSource<ElementD>>;                      // C[m,n]
-
   using WithAmax = fusion::Sm90EVT<
       fusion::Sm90ScalarReduction<AbsMaxReduce, cutlass::atomic_maximum, float, float, kRound>,  // amax
       LinearActivationNode>;
@@ -119,38 +133,48 @@ struct Sm90RuntimeEpilogue {
                         OptionalReduction<kColumnReductions, SumReduction<TileShape, !kUserRowsAlongGemmM>,  // col_sum[n]
                                           WithRowReductions>>;
   // The one cast to D, after every reduction has seen y in fp32.
-  using Tree = fusion::Sm90EVT<fusion::Sm90Compute<cutlass::epilogue::thread::Identity, ElementD, float, kRound>,
-                               WithColumnReductions>;
+  using FullTree = fusion::Sm90EVT<Compute<cutlass::epilogue::thread::Identity, ElementD>, WithColumnReductions>;
+
+  using Tree = cute::conditional_t<kCoverage == EpilogueCoverage::kCastOnly, CastOnlyTree,
+                                   cute::conditional_t<kCoverage == EpilogueCoverage::kBiasActivation,
+                                                       BiasActivationTree, FullTree>>;
   using Arguments = typename Tree::Arguments;
 
   // EVT arguments list the children first and the node last; binary levels name them op_0, op_1.
   // Reductions start from their identity: 0 for sums and for |y| maxima alike.
   static Arguments arguments(const Epilogue& e) {
-    LinearActivationArguments math;
-    math.alpha = e.alpha;
-    math.beta = e.beta;
-    math.activation = compile_activation(e.activation, e.leaky_slope, e.clamp_lo, e.clamp_hi);
-    math.affine = e.alpha != 1.0f || e.row_scale || e.col_scale || e.col_bias || e.row_bias;
-    math.residual = e.residual != nullptr;
-    math.residual_before_activation = e.residual_order == ResidualOrder::kBeforeActivation;
-    const typename LinearActivationNode::Arguments linear = {
-        {},                       // acc
-        {e.row_scale, 1.0f, {}},  // row_scale, absent = 1
-        {e.col_scale, 1.0f, {}},  // col_scale, absent = 1
-        {e.col_bias, 0.0f, {}},   // col_bias, absent = 0
-        {e.row_bias, 0.0f, {}},   // row_bias, absent = 0
-        {e.residual != nullptr},  // C
-        math,
-    };
-    const typename WithAmax::Arguments with_amax = {linear, {e.amax, 0.0f, {}}};
-    const typename WithRowReductions::Arguments with_rows = {{with_amax, {e.row_sum, 0.0f, {}}},
-                                                             {e.row_amax, 0.0f, {}}};
-    if constexpr (kColumnReductions) {
-      const typename WithColumnReductions::Arguments with_columns = {{with_rows, {e.col_sum, 0.0f, {}}},
-                                                                     {e.col_amax, 0.0f, {}}};
-      return {with_columns, {}};
+    const ActivationProgram activation = compile_activation(e.activation, e.leaky_slope, e.clamp_lo, e.clamp_hi);
+    if constexpr (kCoverage == EpilogueCoverage::kCastOnly) {
+      return {};
+    } else if constexpr (kCoverage == EpilogueCoverage::kBiasActivation) {
+      return {{}, {e.col_bias, 0.0f, {}}, BiasActivationArguments{e.alpha, activation}};
     } else {
-      return {with_rows, {}};
+      LinearActivationArguments math;
+      math.alpha = e.alpha;
+      math.beta = e.beta;
+      math.activation = activation;
+      math.affine = e.alpha != 1.0f || e.row_scale || e.col_scale || e.col_bias || e.row_bias;
+      math.residual = e.residual != nullptr;
+      math.residual_before_activation = e.residual_order == ResidualOrder::kBeforeActivation;
+      const typename LinearActivationNode::Arguments linear = {
+          {},                       // acc
+          {e.row_scale, 1.0f, {}},  // row_scale, absent = 1
+          {e.col_scale, 1.0f, {}},  // col_scale, absent = 1
+          {e.col_bias, 0.0f, {}},   // col_bias, absent = 0
+          {e.row_bias, 0.0f, {}},   // row_bias, absent = 0
+          {e.residual != nullptr},  // C
+          math,
+      };
+      const typename WithAmax::Arguments with_amax = {linear, {e.amax, 0.0f, {}}};
+      const typename WithRowReductions::Arguments with_rows = {{with_amax, {e.row_sum, 0.0f, {}}},
+                                                               {e.row_amax, 0.0f, {}}};
+      if constexpr (kColumnReductions) {
+        const typename WithColumnReductions::Arguments with_columns = {{with_rows, {e.col_sum, 0.0f, {}}},
+                                                                       {e.col_amax, 0.0f, {}}};
+        return {with_columns, {}};
+      } else {
+        return {with_rows, {}};
+      }
     }
   }
 };

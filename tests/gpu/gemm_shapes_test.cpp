@@ -60,9 +60,20 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, ShapeTest, ::testing::ValuesIn(dtypes()), param
 std::vector<GemmCase> every_kernel() {
   std::vector<GemmCase> out;
   for (const GemmKernelInfo& k : gemm_kernels()) {
-    EpilogueSpec e = {.alpha = true, .row_scale = true, .col_scale = true, .col_bias = true, .row_bias = true,
-                      .activation = Activation::kGeluTanh, .residual = Residual::kAfterActivation};
-    e.reductions = k.column_reductions ? kAllReductions : kRowSum | kRowAmax | kAmax;
+    EpilogueSpec e;
+    switch (k.coverage) {
+      case EpilogueCoverage::kCastOnly:
+        break;
+      case EpilogueCoverage::kBiasActivation:
+        e = {.alpha = true, .col_bias = true, .activation = Activation::kGeluTanh};
+        break;
+      case EpilogueCoverage::kFull:
+      case EpilogueCoverage::kFullWithColumnReductions:
+        e = {.alpha = true, .row_scale = true, .col_scale = true, .col_bias = true, .row_bias = true,
+             .activation = Activation::kGeluTanh, .residual = Residual::kAfterActivation};
+        e.reductions = k.coverage == EpilogueCoverage::kFull ? kRowSum | kRowAmax | kAmax : kAllReductions;
+        break;
+    }
     if (!k.residual) e.residual = Residual::kNone;
     for (std::int64_t M : {1, 333}) {
       out.push_back({M, 1000, 520, k.input_dtype, k.output_dtype, 0, 0, e, k.name});

@@ -32,11 +32,25 @@ std::string chosen(const GemmArgs& a) {
   return s.ok() ? choice.kernel->info.name : s.to_string();
 }
 
+TEST(Heuristics, NarrowestEpilogueThatCovers) {
+  GemmArgs a = shape(4096, 28672, 8192);
+  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x256x64_c2x1_cast_noc");
+  a.epilogue.col_bias = reinterpret_cast<const float*>(0x1000);
+  a.epilogue.activation = Activation::kGeluTanh;
+  a.epilogue.alpha = 0.5f;
+  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x256x64_c2x1_biasact_noc");
+  a.epilogue.row_scale = reinterpret_cast<const float*>(0x2000);
+  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x256x64_c2x1_noc");
+  EXPECT_EQ(required_coverage(a.epilogue), EpilogueCoverage::kFull);
+  a.epilogue.col_amax = reinterpret_cast<float*>(0x3000);
+  EXPECT_EQ(required_coverage(a.epilogue), EpilogueCoverage::kFullWithColumnReductions);
+}
+
 TEST(Heuristics, PicksByShapeClass) {
   EXPECT_EQ(chosen(shape(1, 28672, 8192)), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1");
   EXPECT_EQ(chosen(shape(64, 28672, 8192)), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1");
   EXPECT_EQ(chosen(shape(128, 28672, 8192)), "sm90_bf16_bf16_coop_128x256x64_c1x2");
-  EXPECT_EQ(chosen(shape(4096, 28672, 8192)), "sm90_bf16_bf16_coop_128x256x64_c2x1_noc");
+  EXPECT_EQ(chosen(shape(4096, 28672, 8192)), "sm90_bf16_bf16_coop_128x256x64_c2x1_cast_noc");
 }
 
 TEST(Heuristics, ResidualNeedsAKernelWithC) {
@@ -75,7 +89,7 @@ TEST(Heuristics, EveryDtypePairHasAKernelForEveryShapeClass) {
       EXPECT_TRUE(choice.kernel->info.residual);
       a.epilogue.col_amax = reinterpret_cast<float*>(0x1000);
       ASSERT_TRUE(choose_sm90_gemm(a, h100_like(), &choice).ok());
-      EXPECT_TRUE(choice.kernel->info.column_reductions);
+      EXPECT_EQ(choice.kernel->info.coverage, EpilogueCoverage::kFullWithColumnReductions);
     }
   }
 }
@@ -100,14 +114,16 @@ TEST(Heuristics, ForcedKernelMustFit) {
   a.epilogue.col_sum = reinterpret_cast<float*>(0x1000);
   const Status s = choose_sm90_gemm(a, h100_like(), &choice);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("column reductions"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("needs full_with_column_reductions"), std::string::npos) << s.message();
 }
 
 TEST(Heuristics, KernelListIsConsistent) {
   for (const GemmKernelInfo& k : gemm_kernels()) {
     EXPECT_EQ(k.name.rfind("sm90_", 0), 0u) << k.name;
     EXPECT_EQ(k.name.find("_swap_") != std::string::npos, k.swap_ab) << k.name;
-    EXPECT_EQ(k.name.find("_colreduce") != std::string::npos, k.column_reductions) << k.name;
+    EXPECT_EQ(k.name.find("_colreduce") != std::string::npos,
+              k.coverage == EpilogueCoverage::kFullWithColumnReductions)
+        << k.name;
     EXPECT_EQ(k.name.find("_noc") == std::string::npos, k.residual) << k.name;
     EXPECT_GT(k.tile_m * k.tile_n * k.tile_k, 0) << k.name;
   }

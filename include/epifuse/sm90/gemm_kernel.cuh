@@ -171,13 +171,13 @@ class GemmKernel {
     return Status::success();
   }
 
-  static GemmKernelInfo info(const char* name, bool column_reductions) {
+  static GemmKernelInfo info(const char* name, EpilogueCoverage coverage) {
     return {name,
             DTypeOf<ElementAB>::kValue,
             DTypeOf<ElementD>::kValue,
             kSwapAB,
             !cute::is_void_v<ElementC>,
-            column_reductions,
+            coverage,
             cute::size<0>(TileShape{}),
             cute::size<1>(TileShape{}),
             cute::size<2>(TileShape{})};

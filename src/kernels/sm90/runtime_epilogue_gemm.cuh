@@ -8,10 +8,10 @@
 
 namespace epifuse::sm90 {
 
-template <class Config, bool kColumnReductions>
+template <class Config, EpilogueCoverage kCoverage>
 struct RuntimeEpilogueGemm {
   using Epilogue = device::Sm90RuntimeEpilogue<typename Config::TileShape, typename Config::ElementD,
-                                               Config::kSwapAB, kColumnReductions>;
+                                               Config::kSwapAB, kCoverage>;
   using Kernel = GemmKernel<Config, typename Epilogue::Tree>;
 
   static Status run(const GemmArgs& args, const LaunchConfig& config, cudaStream_t stream) {
@@ -28,18 +28,18 @@ struct RuntimeEpilogueGemm {
     return Kernel::workspace_bytes(args, Epilogue::arguments(args.epilogue), config);
   }
   static detail::Sm90GemmKernelEntry entry(const char* name) {
-    return {Kernel::info(name, kColumnReductions), &run, &workspace_bytes};
+    return {Kernel::info(name, kCoverage), &run, &workspace_bytes};
   }
 };
 
 }  // namespace epifuse::sm90
 
 // Defines `const detail::Sm90GemmKernelEntry& epifuse::sm90::kernel_<name>()`.
-#define EPIFUSE_SM90_RUNTIME_EPILOGUE_GEMM(name, kColumnReductions, ...)                             \
+#define EPIFUSE_SM90_RUNTIME_EPILOGUE_GEMM(name, kCoverage, ...)                                     \
   namespace epifuse::sm90 {                                                                         \
   const detail::Sm90GemmKernelEntry& kernel_##name() {                                              \
     static const detail::Sm90GemmKernelEntry entry =                                                \
-        RuntimeEpilogueGemm<KernelConfig<__VA_ARGS__>, kColumnReductions>::entry("sm90_" #name);     \
+        RuntimeEpilogueGemm<KernelConfig<__VA_ARGS__>, EpilogueCoverage::kCoverage>::entry("sm90_" #name); \
     return entry;                                                                                   \
   }                                                                                                 \
   }
