@@ -13,7 +13,6 @@
 // overlap the next subtile's work.
 #include "dispatch/sm90_heuristics.hpp"
 
-#include <cstring>
 #include <string>
 
 namespace epifuse::detail {

@@ -1,5 +1,5 @@
 // An sm90 GEMM kernel with epifuse's run-time epilogue (src/epilogue/sm90_runtime_epilogue.cuh),
-// packaged as a registry entry. Each file in instantiations/ compiles exactly one of these.
+// packaged as a registry entry. Each .cu that cmake/sm90_kernels.cmake generates compiles one.
 #pragma once
 
 #include "dispatch/sm90_kernel_registry.hpp"
