@@ -370,6 +370,12 @@ class ShapeRun {
 
 }  // namespace
 
+std::vector<std::string> gemm_suite_epilogues() {
+  std::vector<std::string> names;
+  for (const NamedEpilogue& e : fused_epilogues()) names.push_back(e.name);
+  return names;
+}
+
 std::vector<Shape> default_gemm_shapes() {
   return {{64, 28672, 8192}, {128, 28672, 8192}, {1024, 28672, 8192}, {4096, 28672, 8192}, {4096, 8192, 8192}};
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "bench/ceilings.hpp"
@@ -25,6 +26,9 @@ struct GemmSuiteOptions {
 // The shapes: Llama-3-70B's gate/up projection (N = 28672, K = 8192) at 64…4096 tokens,
 // and a square 4096×8192×8192.
 std::vector<Shape> default_gemm_shapes();
+
+// Names of the epilogues the suite times with epifuse, in order.
+std::vector<std::string> gemm_suite_epilogues();
 
 void run_gemm_suite(const GemmSuiteOptions& options, const DeviceFacts& device, const Ceilings& ceilings,
                     std::vector<Row>* rows);

@@ -18,10 +18,12 @@ constexpr Datasheet kGpus[] = {{"H100 SXM", 989.4, 3350.0}, {"H200 SXM", 989.4, 
 }  // namespace
 
 void print_gemm_plan(const std::vector<Shape>& shapes) {
+  std::string epilogues;
+  for (const std::string& name : gemm_suite_epilogues()) epilogues += (epilogues.empty() ? "" : ", ") + name;
   fmt::print("epifuse-bench gemm would run, per shape: cuBLASLt GEMM (plain and its BIAS+GELU epilogue),\n"
-             "cuBLASLt GEMM + a separate bias+GELU kernel, and epifuse with the epilogues none, bias_gelu,\n"
-             "bias_relu_alpha, alpha_residual, dequant_row_col_scale, scale_bias_silu_residual,\n"
-             "bias_gelu_amax, bias_gelu_all_reductions; each checked against an fp64 reference, then timed.\n\n");
+             "cuBLASLt GEMM + a separate bias+GELU kernel, and epifuse with the epilogues\n{};\n"
+             "each checked against an fp64 reference, then timed, interleaved.\n\n",
+             epilogues);
   fmt::print("Roofline on datasheet ceilings (bf16 in/out; bytes = A + B + D read/written once):\n");
   fmt::print("{:>6} {:>6} {:>6} {:>10} {:>9} {:>8}", "M", "N", "K", "GFLOP", "MB", "FLOP/B");
   for (const Datasheet& g : kGpus) fmt::print("  {:>22}", fmt::format("{} floor us", g.name));
