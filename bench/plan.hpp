@@ -10,4 +10,7 @@ namespace epifuse::bench {
 
 void print_gemm_plan(const std::vector<Shape>& shapes);
 
+// The gated suite's plan: what it would run and the roofline of each shape.
+void print_gated_plan(const std::vector<Shape>& shapes);
+
 }  // namespace epifuse::bench

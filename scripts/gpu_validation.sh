@@ -4,8 +4,9 @@
 # JSON go to OUT_DIR. Meant for a machine that runs prebuilt binaries (BIN_DIR: the test, bench
 # and example executables); on a machine with the toolchain, scripts/test.sh and scripts/bench.sh
 # do the same after building.
-#   scripts/gpu_validation.sh BIN_DIR OUT_DIR [stage ...]    stages: tests bench sanitizer
-# BENCH_ARGS adds epifuse-bench arguments (e.g. --sweep).
+#   scripts/gpu_validation.sh BIN_DIR OUT_DIR [stage ...]    stages: tests bench gated accuracy sanitizer
+# BENCH_ARGS / GATED_ARGS add epifuse-bench gemm / gated arguments (e.g. --sweep, --shape);
+# ACCURACY_ARGS epifuse-bench gated-accuracy arguments (e.g. --inits 20).
 set -uo pipefail
 bin=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
@@ -37,7 +38,8 @@ for stage in "${stages[@]}"; do
     tests)
       run unit_tests 60 "$bin/epifuse_unit_tests"
       run gpu_tests "${GPU_TESTS_TIMEOUT:-400}" "$bin/epifuse_gpu_tests"
-      grep -E "^\[case\]" "$out/gpu_tests.log" | awk '{print $NF}' | sort | uniq -c
+      grep -E "^\[(case|gated)\]" "$out/gpu_tests.log" | awk '{print $1, $NF}' | sort | uniq -c
+      grep -E "^\[block\]" "$out/gpu_tests.log"
       grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? from .* ran" "$out/gpu_tests.log" | tail -5
       grep -E "^\[  FAILED  \]" "$out/gpu_tests.log" | head -20
       run example 60 "$bin/custom_epilogue" && tail -1 "$out/example.log"
@@ -47,12 +49,22 @@ for stage in "${stages[@]}"; do
       run bench "${BENCH_TIMEOUT:-400}" "$bin/epifuse-bench" gemm --json "$out/gemm.json" ${BENCH_ARGS:-}
       sed -n '/^NVIDIA/,$p' "$out/bench.log" | grep -v " sweep "
       ;;
+    gated)
+      # shellcheck disable=SC2086
+      run gated_bench "${BENCH_TIMEOUT:-500}" "$bin/epifuse-bench" gated --json "$out/gated.json" ${GATED_ARGS:-}
+      grep -E "^\[gated\]" "$out/gated_bench.log" | grep -v "shape " | tail -400
+      ;;
+    accuracy)
+      # shellcheck disable=SC2086
+      run accuracy "${BENCH_TIMEOUT:-500}" "$bin/epifuse-bench" gated-accuracy --json "$out/gated-accuracy.json" ${ACCURACY_ARGS:-}
+      grep -E "^\[accuracy\]" "$out/accuracy.log"
+      ;;
     sanitizer)
-      filter='*EveryKernel*x1000x520*:*Behavior.BadInput*:*Behavior.Reductions*'
+      filter='*EveryKernel*x1000x520*:*Behavior.BadInput*:*Behavior.Reductions*:*Features*sm90_gated*'
       run memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/epifuse_gpu_tests" --gtest_filter="$filter"
       tail -3 "$out/memcheck.log"
       run racecheck 300 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/epifuse_gpu_tests" \
-        --gtest_filter='*EveryKernel*1x1000x520*'
+        --gtest_filter='*EveryKernel*1x1000x520*:*Features*/1x1000x520*sm90_gated*'
       tail -3 "$out/racecheck.log"
       ;;
   esac

@@ -3,6 +3,8 @@
 
 #include "epifuse/epilogue/activation.hpp"
 #include "epifuse/epilogue/epilogue.hpp"
+#include "epifuse/gate_up_packing.hpp"
+#include "epifuse/gated.hpp"
 #include "epifuse/gemm.hpp"
 #include "epifuse/status.hpp"
 #include "epifuse/types.hpp"

@@ -1,0 +1,250 @@
+#include "bench/gated_suite.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "bench/cublaslt_gemm.hpp"
+#include "bench/gated_baselines.hpp"
+#include "dispatch/sm90_gated_registry.hpp"
+#include "tests/support/gated_problem.hpp"
+#include "tests/support/random.hpp"
+
+namespace epifuse::bench {
+namespace {
+
+using testing::DeviceBuffer;
+using testing::GatedCase;
+using testing::GatedProblem;
+
+constexpr int kMaxOperandSets = 8;
+constexpr std::size_t kElem = 2;  // bf16
+
+void throw_if_failed(const Status& s) {
+  if (!s.ok()) throw std::runtime_error(s.to_string());
+}
+
+DeviceBuffer copy_of(const void* src, std::size_t bytes) {
+  DeviceBuffer b(bytes, 0);
+  EPIFUSE_CHECK_CUDA(cudaMemcpy(b.data(), src, bytes, cudaMemcpyDeviceToDevice));
+  return b;
+}
+
+// One operand set: x, both weight layouts, and every implementation's outputs and intermediates.
+struct OperandSet {
+  DeviceBuffer x, packed, concatenated;  // packed [2N,K] for epifuse; [gate; up] [2N,K] for cuBLASLt
+  DeviceBuffer fused_out, h, act, unfused_out, eager_out;
+  GatedArgs args;
+};
+
+class GatedShapeRun {
+ public:
+  GatedShapeRun(const GatedSuiteOptions& options, const DeviceFacts& device, const Ceilings& ceilings, Shape shape)
+      : options_(options), device_(device), ceilings_(ceilings), s_(shape) {}
+
+  void run(std::vector<Row>* rows) {
+    const GatedCase c{s_.M, s_.N, s_.K, DType::kBF16, GatedActivation::kSwiGLU};
+    problem_ = std::make_unique<GatedProblem>(c, testing::derive_seed(testing::run_seed(), s_.M * 1000003 + s_.N * 1009 + s_.K));
+    make_operand_sets();
+    add_contenders();
+    measure(rows);
+  }
+
+ private:
+  std::size_t out_bytes() const { return static_cast<std::size_t>(s_.M * s_.N) * kElem; }
+  std::size_t weight_bytes() const { return static_cast<std::size_t>(2 * s_.N * s_.K) * kElem; }
+
+  void make_operand_sets() {
+    const GatedProblem& p = *problem_;
+    const std::size_t half = weight_bytes() / 2;
+    DeviceBuffer concatenated(weight_bytes(), 0);
+    EPIFUSE_CHECK_CUDA(cudaMemcpy(concatenated.data(), p.gate().data(), half, cudaMemcpyDeviceToDevice));
+    EPIFUSE_CHECK_CUDA(cudaMemcpy(concatenated.as<char>() + half, p.up().data(), half, cudaMemcpyDeviceToDevice));
+    const std::size_t x_bytes = static_cast<std::size_t>(s_.M * s_.K) * kElem;
+    const std::size_t set_bytes = x_bytes + weight_bytes() + out_bytes();
+    const int count = std::clamp(static_cast<int>(std::ceil(5.0 * device_.l2_bytes / set_bytes)), 1, kMaxOperandSets);
+    for (int i = 0; i < count; ++i) {
+      OperandSet set;
+      set.x = copy_of(p.x().data(), x_bytes);
+      set.packed = copy_of(p.args().w.weight, weight_bytes());
+      set.concatenated = i == 0 ? std::move(concatenated) : copy_of(sets_[0].concatenated.data(), weight_bytes());
+      set.fused_out = DeviceBuffer(out_bytes(), 0);
+      set.h = DeviceBuffer(2 * out_bytes(), 0);
+      set.act = DeviceBuffer(out_bytes(), 0);
+      set.unfused_out = DeviceBuffer(out_bytes(), 0);
+      set.eager_out = DeviceBuffer(out_bytes(), 0);
+      set.args = p.args();
+      set.args.x = set.x.data();
+      set.args.w.weight = set.packed.data();
+      set.args.out = set.fused_out.data();
+      set.args.ldo = s_.N;
+      sets_.push_back(std::move(set));
+    }
+  }
+
+  const OperandSet& set(int iteration) const { return sets_[iteration % sets_.size()]; }
+
+  Row make_row(const std::string& impl, const std::string& kernel) const {
+    Row r;
+    r.op = "gated";
+    r.impl = impl;
+    r.M = s_.M;
+    r.N = s_.N;
+    r.K = s_.K;
+    r.epilogue = "swiglu";
+    r.flops = 2.0 * s_.M * (2.0 * s_.N) * s_.K;
+    r.bytes = static_cast<double>(s_.M * s_.K * kElem + weight_bytes() + out_bytes());
+    r.kernel = kernel;
+    return r;
+  }
+
+  // Poisons `out` of set 0, runs `launch` once, checks it against the fp64 reference.
+  std::string run_and_check(const std::function<void(int)>& launch, const DeviceBuffer& out) {
+    EPIFUSE_CHECK_CUDA(cudaMemset(out.data(), testing::kPoisonByte, out_bytes()));
+    launch(0);
+    EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+    if (!options_.check) return "skipped";
+    const testing::GatedReport r = testing::check_gated_output(*problem_, out.data(), s_.N);
+    if (!r.passed) std::fprintf(stderr, "%s", r.text.c_str());
+    return r.passed ? "pass" : "fail";
+  }
+
+  void add(Row row, std::function<void(int)> launch, double activation_bytes) {
+    row.extra["activation_bytes"] = activation_bytes;
+    contenders_.push_back({std::move(row), std::move(launch)});
+  }
+
+  void add_contenders() {
+    const std::int64_t M = s_.M, N = s_.N;
+    std::string kernel;
+    throw_if_failed(gated_selected_kernel(sets_[0].args, &kernel));
+    auto fused = [this](int i) { throw_if_failed(gated_mlp(set(i).args, nullptr)); };
+    add(with_check(make_row("epifuse", kernel), fused, sets_[0].fused_out), fused, static_cast<double>(out_bytes()));
+
+    lt_ = std::make_unique<CublasLtGemm>(M, 2 * N, s_.K, DType::kBF16, DType::kBF16, LtEpilogue::kNone);
+    lt_->autotune(sets_[0].x.data(), sets_[0].concatenated.data(), sets_[0].h.data(), nullptr, nullptr);
+    auto gemm = [this](int i) { lt_->run(set(i).x.data(), set(i).concatenated.data(), set(i).h.data(), nullptr, nullptr); };
+    Row lt_row = make_row("cublaslt", lt_->algo_description());
+    lt_row.bytes = static_cast<double>(M * s_.K * kElem + weight_bytes() + 2 * out_bytes());
+    add(lt_row, gemm, 2.0 * out_bytes());
+
+    auto unfused = [this, gemm, M, N](int i) {
+      gemm(i);
+      act_mul(set(i).h.data(), 2 * N, set(i).unfused_out.data(), N, M, N, DType::kBF16, GatedActivation::kSwiGLU, nullptr);
+    };
+    add(with_check(make_row("cublaslt+act", lt_->algo_description() + " + act_mul"), unfused, sets_[0].unfused_out),
+        unfused, 3.0 * out_bytes());
+
+    auto eager = [this, gemm, M, N](int i) {
+      gemm(i);
+      act_only(set(i).h.data(), 2 * N, set(i).act.data(), N, M, N, DType::kBF16, GatedActivation::kSwiGLU, nullptr);
+      mul_only(set(i).act.data(), N, set(i).h.data(), 2 * N, set(i).eager_out.data(), N, M, N, DType::kBF16, nullptr);
+    };
+    add(with_check(make_row("eager", lt_->algo_description() + " + act + mul"), eager, sets_[0].eager_out), eager,
+        4.0 * out_bytes());
+
+    // The separate act·mul kernel alone: reads [M, 2N], writes [M, N].
+    Row act_row = make_row("act_kernel", "act_mul");
+    act_row.op = "elementwise";
+    act_row.flops = 0;
+    act_row.bytes = 3.0 * out_bytes();
+    add(act_row, [this, M, N](int i) {
+      act_mul(set(i).h.data(), 2 * N, set(i).unfused_out.data(), N, M, N, DType::kBF16, GatedActivation::kSwiGLU, nullptr);
+    }, 3.0 * out_bytes());
+
+    if (options_.sweep) {
+      for (const detail::Sm90GatedKernelEntry* k : detail::sm90_gated_kernels()) {
+        if (k->info.dtype != DType::kBF16) continue;
+        const char* name = k->info.name.c_str();
+        auto forced = [this, name](int i) {
+          GatedArgs a = set(i).args;
+          a.kernel = name;
+          throw_if_failed(gated_mlp(a, nullptr));
+        };
+        add(with_check(make_row("sweep", k->info.name), forced, sets_[0].fused_out), forced,
+            static_cast<double>(out_bytes()));
+      }
+    }
+  }
+
+  Row with_check(Row row, const std::function<void(int)>& launch, const DeviceBuffer& out) {
+    row.check = run_and_check(launch, out);
+    return row;
+  }
+
+  void measure(std::vector<Row>* rows) {
+    std::vector<std::function<void(int)>> launches;
+    for (const auto& c : contenders_) launches.push_back(c.launch);
+    const std::vector<Timing> timings = time_interleaved(launches, nullptr, options_.timing);
+    std::map<std::string, double> us;
+    for (std::size_t i = 0; i < contenders_.size(); ++i) {
+      contenders_[i].row.timing = timings[i];
+      us[contenders_[i].row.impl] = timings[i].median_us;
+    }
+    for (auto& c : contenders_) {
+      Row& r = c.row;
+      const double t = r.timing.median_us;
+      r.extra["tflops"] = r.flops / (t * 1e6);
+      r.extra["gbps"] = r.bytes / (t * 1e3);
+      if (r.op == "gated") r.extra["pct_of_roofline"] = 100.0 * roofline_floor_us(ceilings_, r.flops, r.bytes) / t;
+      if (r.impl == "epifuse" || r.impl == "sweep") {
+        r.extra["vs_cublaslt+act"] = us["cublaslt+act"] / t;
+        r.extra["vs_eager"] = us["eager"] / t;
+        r.extra["time_vs_cublaslt_gemm_alone"] = t / us["cublaslt"];
+      }
+      if (r.impl == "epifuse") {
+        r.extra["memory_ratio_unfused_vs_fused"] = 3.0;
+        r.extra["memory_ratio_eager_vs_fused"] = 4.0;
+      }
+      if (r.impl == "act_kernel") r.extra["pct_of_copy_bandwidth"] = 100.0 * (r.bytes / (t * 1e3)) / ceilings_.copy_gbps;
+      std::fprintf(stderr, "[gated] %5lld x %5lld x %5lld  %-13s %-48s %10.1f us  %s\n", static_cast<long long>(r.M),
+                   static_cast<long long>(r.N), static_cast<long long>(r.K), r.impl.c_str(), r.kernel.c_str(), t,
+                   r.check.c_str());
+      rows->push_back(r);
+    }
+  }
+
+  struct Contender {
+    Row row;
+    std::function<void(int)> launch;
+  };
+
+  const GatedSuiteOptions& options_;
+  const DeviceFacts& device_;
+  const Ceilings& ceilings_;
+  Shape s_;
+  std::unique_ptr<GatedProblem> problem_;
+  std::vector<OperandSet> sets_;
+  std::unique_ptr<CublasLtGemm> lt_;
+  std::vector<Contender> contenders_;
+};
+
+}  // namespace
+
+std::vector<Shape> default_gated_shapes() {
+  std::vector<Shape> shapes;
+  const std::pair<std::int64_t, std::int64_t> models[] = {{14336, 4096}, {28672, 8192}, {53248, 16384}};
+  for (const auto& [N, K] : models) {
+    for (std::int64_t M : {1, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}) shapes.push_back({M, N, K});
+  }
+  return shapes;
+}
+
+void run_gated_suite(const GatedSuiteOptions& options, const DeviceFacts& device, const Ceilings& ceilings,
+                     std::vector<Row>* rows) {
+  for (std::size_t i = 0; i < options.shapes.size(); ++i) {
+    const Shape& s = options.shapes[i];
+    std::fprintf(stderr, "[gated] shape %zu/%zu: %lldx%lldx%lld\n", i + 1, options.shapes.size(),
+                 static_cast<long long>(s.M), static_cast<long long>(s.N), static_cast<long long>(s.K));
+    GatedShapeRun(options, device, ceilings, s).run(rows);
+  }
+}
+
+}  // namespace epifuse::bench

@@ -1,0 +1,226 @@
+// The fused gated MLP against the fp64 reference: the shape grid of the issue, every activation
+// with and without bias, clamping, scale, strides, fp16, each compiled kernel forced, bitwise
+// determinism, M = 0, and a Llama-style MLP block (gate/up → act → down) end to end.
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+#include "reference/gated.hpp"
+#include "reference/gemm.hpp"
+#include "reference/numeric.hpp"
+#include "tests/gpu/gpu_test.hpp"
+#include "tests/support/error_stats.hpp"
+#include "tests/support/gated_problem.hpp"
+#include "tests/support/random.hpp"
+#include "tests/support/tolerances.hpp"
+
+namespace epifuse::testing {
+namespace {
+
+std::uint64_t seed_of(const GatedCase& c) { return derive_seed(run_seed(), std::hash<std::string>{}(c.name())); }
+
+void expect_gated_passes(const GatedCase& c) {
+  GatedProblem problem(c, seed_of(c));
+  const GatedReport r = run_and_check_gated(problem);
+  std::printf("[gated] %-60s %-44s rel_l2 %.2e (unfused %.2e) max_elem %.2e rows %lld cols %lld %s\n",
+              c.name().c_str(), r.kernel.c_str(), r.fused.rel_l2, r.unfused.rel_l2, r.fused.max_elem,
+              static_cast<long long>(r.rows_checked), static_cast<long long>(r.cols_checked),
+              r.passed ? "pass" : "FAIL");
+  EXPECT_TRUE(r.passed) << r.text;
+}
+
+class GatedTest : public ::testing::TestWithParam<GatedCase> {
+ protected:
+  void SetUp() override { EPIFUSE_REQUIRE_HOPPER(); }
+};
+
+TEST_P(GatedTest, MatchesReference) { expect_gated_passes(GetParam()); }
+
+std::string gated_param_name(const ::testing::TestParamInfo<GatedCase>& info) {
+  std::string name = info.param.name();
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+constexpr GatedActivation kActivations[] = {GatedActivation::kSwiGLU, GatedActivation::kGeGLUTanh,
+                                             GatedActivation::kGeGLUErf, GatedActivation::kReGLU};
+
+std::vector<GatedCase> grid() {
+  std::vector<GatedCase> cases;
+  int i = 0;
+  for (std::int64_t M : {1, 13, 200, 333}) {
+    for (std::int64_t N : {1000, 14336}) {
+      for (std::int64_t K : {520, 4096}) {
+        GatedCase c{M, N, K};
+        c.activation = kActivations[i % 4];
+        c.bias = (i / 4) % 2 == 1;
+        ++i;
+        cases.push_back(c);
+      }
+    }
+  }
+  return cases;
+}
+
+std::vector<GatedCase> features() {
+  std::vector<GatedCase> cases;
+  for (GatedActivation a : kActivations) {
+    for (bool bias : {false, true}) {
+      for (std::int64_t M : {333, 13}) {  // the large-M and the swapped small-M kernels
+        GatedCase c{M, 1000, 520};
+        c.activation = a;
+        c.bias = bias;
+        cases.push_back(c);
+      }
+    }
+  }
+  GatedCase clamped{333, 1000, 520};
+  clamped.limit = 0.75f;  // well inside the unit-variance gate and up: clamps often
+  cases.push_back(clamped);
+  clamped.M = 13;
+  clamped.bias = true;
+  cases.push_back(clamped);
+  GatedCase scaled{200, 1000, 520};
+  scaled.scale = 0.3f;
+  cases.push_back(scaled);
+  GatedCase strided{333, 1000, 520};
+  strided.ldx_pad = 24;
+  strided.ldo_pad = 8;
+  cases.push_back(strided);
+  strided.M = 7;
+  cases.push_back(strided);
+  for (std::int64_t M : {1, 333}) {
+    GatedCase half{M, 1000, 520, DType::kFP16, GatedActivation::kGeGLUTanh, true};
+    cases.push_back(half);
+  }
+  for (const GatedKernelInfo& k : gated_kernels()) {
+    GatedCase forced{333, 1000, 520, k.dtype, GatedActivation::kSwiGLU, true};
+    forced.kernel = k.name;
+    cases.push_back(forced);
+    forced.M = 1;
+    cases.push_back(forced);
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Grid, GatedTest, ::testing::ValuesIn(grid()), gated_param_name);
+INSTANTIATE_TEST_SUITE_P(Features, GatedTest, ::testing::ValuesIn(features()), gated_param_name);
+
+class GatedBehavior : public ::testing::Test {
+ protected:
+  void SetUp() override { EPIFUSE_REQUIRE_HOPPER(); }
+};
+
+TEST_F(GatedBehavior, TwoRunsAreBitwiseEqual) {
+  for (std::int64_t M : {13, 2048}) {
+    GatedCase c{M, 14336, 4096, DType::kBF16, GatedActivation::kSwiGLU, true};
+    GatedProblem p(c, seed_of(c));
+    std::vector<std::vector<std::uint8_t>> runs;
+    for (int run = 0; run < 2; ++run) {
+      p.poison_output();
+      ASSERT_TRUE(gated_mlp(p.args(), nullptr).ok());
+      EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+      runs.push_back(p.out().download());
+    }
+    EXPECT_EQ(runs[0], runs[1]) << "M = " << M;
+  }
+}
+
+TEST_F(GatedBehavior, EmptyBatchIsANoOp) {
+  GatedCase c{4, 1000, 520};
+  GatedProblem p(c, seed_of(c));
+  p.poison_output();
+  GatedArgs args = p.args();
+  args.M = 0;
+  ASSERT_TRUE(gated_mlp(args, nullptr).ok());
+  EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+  for (std::uint8_t b : p.out().download()) ASSERT_EQ(b, kPoisonByte);
+}
+
+TEST_F(GatedBehavior, RejectedCallsLeaveTheOutputUntouched) {
+  GatedCase c{64, 1000, 520};
+  GatedProblem p(c, seed_of(c));
+  p.poison_output();
+  GatedArgs wrong_tag = p.args();
+  wrong_tag.w.layout = GateUpLayout::kUnpacked;
+  GatedArgs wrong_n = p.args();
+  wrong_n.N = 992;  // the caller's output width disagrees with the packed weight
+  GatedArgs misaligned = p.args();
+  misaligned.out = static_cast<char*>(p.args().out) + 2;
+  EXPECT_FALSE(gated_mlp(wrong_tag, nullptr).ok());
+  EXPECT_FALSE(gated_mlp(misaligned, nullptr).ok());
+  EXPECT_FALSE(gated_mlp(wrong_n, nullptr).ok());
+  EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+  for (std::uint8_t b : p.out().download()) ASSERT_EQ(b, kPoisonByte);
+}
+
+// A Llama-style MLP block: y = down(swiglu(x·Wgᵀ, x·Wuᵀ)), the fused gated kernel then
+// epifuse::gemm for the down projection, against fp64 and against the unfused bf16 path.
+TEST_F(GatedBehavior, LlamaStyleBlockMatchesFp64) {
+  const std::int64_t M = 96, H = 1024, I = 2816;
+  GatedCase c{M, I, H};
+  GatedProblem p(c, seed_of(c));
+  const float down_scale = 3.0f / std::sqrt(static_cast<float>(I));
+  DeviceBuffer down(static_cast<std::size_t>(H * I) * 2), y(static_cast<std::size_t>(M * H) * 2);
+  fill_uniform(down.data(), DType::kBF16, H, I, I, derive_seed(p.seed(), 9), -down_scale, down_scale);
+  p.poison_output();
+  y.poison();
+  ASSERT_TRUE(gated_mlp(p.args(), nullptr).ok());
+  GemmArgs g;
+  g.M = M;
+  g.N = H;
+  g.K = I;
+  g.A = p.out().data();
+  g.lda = I;
+  g.B = down.data();
+  g.ldb = I;
+  g.D = y.data();
+  g.ldd = H;
+  ASSERT_TRUE(gemm(g, nullptr).ok());
+  EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+
+  auto to_float = [](const DeviceBuffer& b, std::size_t n) {
+    const std::vector<std::uint8_t> bytes = b.download();
+    std::vector<float> f(n);
+    for (std::size_t i = 0; i < n; ++i) f[i] = reference::load_as_float(bytes.data(), DType::kBF16, static_cast<std::int64_t>(i));
+    return f;
+  };
+  const std::vector<float> x = to_float(p.x(), M * H), wg = to_float(p.gate(), I * H), wu = to_float(p.up(), I * H);
+  const std::vector<float> wd = to_float(down, H * I), got_f = to_float(y, M * H);
+  reference::GatedOperands op;
+  op.N = I;
+  op.K = H;
+  op.x = x.data();
+  op.ldx = H;
+  op.gate = wg.data();
+  op.up = wu.data();
+  std::vector<std::int64_t> rows(M);
+  for (std::int64_t m = 0; m < M; ++m) rows[m] = m;
+  const reference::GateUpValues v = reference::gate_up_rows(op, rows);
+  const std::vector<double> h = reference::gated_rows(op, v);
+  const std::vector<double> h_unfused = reference::unfused_gated_rows(op, DType::kBF16, v);
+  auto down_proj = [&](const std::vector<double>& act, bool round_output) {
+    std::vector<float> a(act.begin(), act.end());
+    std::vector<double> out = reference::gemm_rows({M, H, I, a.data(), I, wd.data(), I}, rows);
+    if (round_output) {
+      for (double& o : out) o = reference::round_to(DType::kBF16, o);
+    }
+    return out;
+  };
+  const std::vector<double> ref = down_proj(h, false);
+  const std::vector<double> unfused = down_proj(h_unfused, true);
+  const std::vector<double> got(got_f.begin(), got_f.end());
+  const ErrorStats ours = error_stats(got, ref), eager = error_stats(unfused, ref);
+  const Tolerance tol = tolerance_for(DType::kBF16);
+  std::printf("[block] llama-style MLP %lldx%lldx%lld: fused path vs fp64 %s; unfused bf16 path %s\n",
+              static_cast<long long>(M), static_cast<long long>(H), static_cast<long long>(I), ours.to_string().c_str(),
+              eager.to_string().c_str());
+  EXPECT_EQ(ours.nonfinite, 0);
+  EXPECT_LE(ours.rel_l2, std::min(tol.rel_l2, kUnfusedFactor * eager.rel_l2 + tol.noise));
+}
+
+}  // namespace
+}  // namespace epifuse::testing
