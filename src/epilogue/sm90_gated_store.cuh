@@ -199,17 +199,34 @@ struct Sm90GatedStore {
       const int origin[2] = {epi_m * static_cast<int>(cute::size<0>(EpilogueTile{})),
                              epi_n * static_cast<int>(cute::size<1>(EpilogueTile{}))};
       cute::Tensor sStage = sOut(cute::_, cute::_, store_iteration % kStages);  // (OUT_EPI_M,OUT_EPI_N)
-      CUTLASS_PRAGMA_UNROLL
-      for (int k = 0; k < kPairs; ++k) {
+      auto out_address = [&](int k) {
         const auto coord = cSub(gate_index[k]);
         const int along = cute::get<kPairMode>(coord) - origin[kPairMode];
         const int across = cute::get<kOther>(coord) - origin[kOther];
         const int out_along = (along / (2 * kBlock)) * kBlock + along % kBlock;
-        const ElementOut value = static_cast<ElementOut>(math.scale * gate[k] * up[k]);
         if constexpr (kPairMode == 1) {
-          sStage(across, out_along) = value;
+          return &sStage(across, out_along);
         } else {
-          sStage(out_along, across) = value;
+          return &sStage(out_along, across);
+        }
+      };
+      // Unswapped, the C fragment's values come in adjacent column pairs starting at an even
+      // column, so outputs k and k+1 share one 32-bit store (swizzles move 16-byte chunks).
+      auto starts_adjacent_pair = [&](int k) {
+        return kPairMode == 1 && k % 2 == 0 && k + 1 < kPairs &&
+               offset(gate_index[k + 1], cute::Int<kPairMode>{}) == offset(gate_index[k], cute::Int<kPairMode>{}) + 1 &&
+               offset(gate_index[k + 1], cute::Int<kOther>{}) == offset(gate_index[k], cute::Int<kOther>{});
+      };
+      CUTLASS_PRAGMA_UNROLL
+      for (int k = 0; k < kPairs; ++k) {
+        const ElementOut value = static_cast<ElementOut>(math.scale * gate[k] * up[k]);
+        if (starts_adjacent_pair(k)) {
+          cutlass::Array<ElementOut, 2> two;
+          two[0] = value;
+          two[1] = static_cast<ElementOut>(math.scale * gate[k + 1] * up[k + 1]);
+          *reinterpret_cast<cutlass::Array<ElementOut, 2>*>(out_address(k)) = two;
+        } else if (k == 0 || !starts_adjacent_pair(k - 1)) {
+          *out_address(k) = value;
         }
       }
     }

@@ -1,6 +1,7 @@
 // The fused gated MLP against the fp64 reference: the shape grid of the issue, every activation
 // with and without bias, clamping, scale, strides, fp16, each compiled kernel forced, bitwise
 // determinism, M = 0, and a Llama-style MLP block (gate/up → act → down) end to end.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -155,6 +156,58 @@ TEST_F(GatedBehavior, RejectedCallsLeaveTheOutputUntouched) {
   EXPECT_FALSE(gated_mlp(wrong_n, nullptr).ok());
   EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
   for (std::uint8_t b : p.out().download()) ASSERT_EQ(b, kPoisonByte);
+}
+
+// The device pack matches the host pack byte for byte (both checkpoint orders), and the device
+// unpack returns the original weights and biases.
+TEST_F(GatedBehavior, DevicePackingMatchesHostAndRoundTrips) {
+  const std::int64_t N = 200, K = 264, ld = 272;
+  const std::size_t fused_bytes = static_cast<std::size_t>(2 * N * ld) * 2;
+  DeviceBuffer fused(fused_bytes), fused_bias(2 * N * sizeof(float));
+  const std::uint64_t seed = derive_seed(run_seed(), 77);
+  fill_uniform(fused.data(), DType::kBF16, 2 * N, ld, ld, seed, -1.0f, 1.0f);
+  fill_uniform(fused_bias.data(), DType::kFP32, 1, 2 * N, 2 * N, derive_seed(seed, 1), -1.0f, 1.0f);
+  const std::vector<std::uint8_t> host_fused = fused.download();
+  std::vector<float> host_bias(2 * N);
+  EPIFUSE_CHECK_CUDA(cudaMemcpy(host_bias.data(), fused_bias.data(), host_bias.size() * sizeof(float), cudaMemcpyDeviceToHost));
+
+  for (FusedGateUpOrder order : {FusedGateUpOrder::kGateThenUp, FusedGateUpOrder::kUpThenGate}) {
+    DeviceBuffer packed(static_cast<std::size_t>(2 * N * K) * 2), packed_bias(2 * N * sizeof(float));
+    PackedGateUp on_device, on_host;
+    ASSERT_TRUE(pack_gate_up(gate_up_from_fused(fused.data(), fused_bias.as<float>(), N, K, ld, DType::kBF16, order),
+                             packed.data(), packed_bias.as<float>(), &on_device, nullptr).ok());
+    std::vector<std::uint8_t> host_packed(static_cast<std::size_t>(2 * N * K) * 2);
+    std::vector<float> host_packed_bias(2 * N);
+    ASSERT_TRUE(pack_gate_up_host(gate_up_from_fused(host_fused.data(), host_bias.data(), N, K, ld, DType::kBF16, order),
+                                  host_packed.data(), host_packed_bias.data(), &on_host).ok());
+    EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<std::uint8_t> device_packed = packed.download();
+    device_packed.resize(host_packed.size());
+    EXPECT_EQ(device_packed, host_packed);
+    std::vector<float> device_packed_bias(2 * N);
+    EPIFUSE_CHECK_CUDA(cudaMemcpy(device_packed_bias.data(), packed_bias.data(), 2 * N * sizeof(float), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(device_packed_bias, host_packed_bias);
+
+    DeviceBuffer gate(static_cast<std::size_t>(N * K) * 2), up(static_cast<std::size_t>(N * K) * 2);
+    DeviceBuffer gate_bias(N * sizeof(float)), up_bias(N * sizeof(float));
+    ASSERT_TRUE(unpack_gate_up(on_device, gate.data(), up.data(), gate_bias.as<float>(), up_bias.as<float>(), nullptr).ok());
+    EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+    const std::vector<std::uint8_t> g = gate.download(), u = up.download();
+    const bool gate_first = order == FusedGateUpOrder::kGateThenUp;
+    for (std::int64_t n = 0; n < N; ++n) {
+      const std::size_t gate_row = static_cast<std::size_t>((gate_first ? n : N + n) * ld) * 2;
+      const std::size_t up_row = static_cast<std::size_t>((gate_first ? N + n : n) * ld) * 2;
+      ASSERT_TRUE(std::equal(g.begin() + n * K * 2, g.begin() + (n + 1) * K * 2, host_fused.begin() + gate_row)) << n;
+      ASSERT_TRUE(std::equal(u.begin() + n * K * 2, u.begin() + (n + 1) * K * 2, host_fused.begin() + up_row)) << n;
+    }
+    std::vector<float> gb(N), ub(N);
+    EPIFUSE_CHECK_CUDA(cudaMemcpy(gb.data(), gate_bias.data(), N * sizeof(float), cudaMemcpyDeviceToHost));
+    EPIFUSE_CHECK_CUDA(cudaMemcpy(ub.data(), up_bias.data(), N * sizeof(float), cudaMemcpyDeviceToHost));
+    for (std::int64_t n = 0; n < N; ++n) {
+      EXPECT_EQ(gb[n], host_bias[gate_first ? n : N + n]);
+      EXPECT_EQ(ub[n], host_bias[gate_first ? N + n : n]);
+    }
+  }
 }
 
 // A Llama-style MLP block: y = down(swiglu(x·Wgᵀ, x·Wuᵀ)), the fused gated kernel then

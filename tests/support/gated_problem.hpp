@@ -61,8 +61,14 @@ struct GatedReport {
 // Poisons the output, runs epifuse::gated_mlp and checks the result.
 GatedReport run_and_check_gated(GatedProblem& problem);
 
-// Checks an [M, N] output (ld `ldo`, the problem's dtype) another implementation wrote into a
-// buffer poisoned beforehand. Large problems are checked on a seeded sample of rows and columns.
-GatedReport check_gated_output(const GatedProblem& problem, const void* out, std::int64_t ldo);
+// How an output is judged: epifuse by the rule in tolerances.hpp; an unfused baseline, which
+// rounds its [M, 2N] intermediate (the eager path also its activation) to the dtype, by the
+// ceilings with twice the elementwise bound (two or three roundings instead of one).
+enum class GatedJudge { kFused, kBaseline };
+
+// Checks an [M, N] output (ld `ldo`, the problem's dtype) written into a buffer poisoned
+// beforehand. Large problems are checked on a seeded sample of rows and columns.
+GatedReport check_gated_output(const GatedProblem& problem, const void* out, std::int64_t ldo,
+                               GatedJudge judge = GatedJudge::kFused);
 
 }  // namespace epifuse::testing

@@ -36,9 +36,11 @@ class GatedGemmKernel {
 
   using LayoutOut = cute::conditional_t<kSwapAB, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;
   using StrideOut = cutlass::detail::TagToStrideC_t<LayoutOut>;  // (M, N, L) in GEMM coordinates
-  // CUTLASS's own subtile for the schedule: 128 rows split over the cooperative pair, 64 per
-  // pingpong warpgroup; 32 columns.
-  using EpilogueTile = cute::Shape<cute::Int<kCooperative ? 128 : 64>, cute::_32>;
+  // Subtile rows as CUTLASS requires for the schedule: 128 split over the cooperative pair, 64
+  // per pingpong warpgroup. 64 columns unswapped (output subtile rows of 64 bytes, twice what
+  // CUTLASS's default 32 columns give: half as many, larger TMA stores); 32 swapped, where the
+  // output runs along M (64 elements, 128 bytes).
+  using EpilogueTile = cute::Shape<cute::Int<kCooperative ? 128 : 64>, cute::Int<kSwapAB ? 32 : 64>>;
   static constexpr int kStoreStages = 2;
 
   using Store = device::Sm90GatedStore<kStoreStages, EpilogueTile, ElementAB, StrideOut, kPairMode>;
