@@ -1,10 +1,15 @@
 // Kernel choice for the fused gated MLP, by the number of tokens M (docs/heuristics.md has the
 // measurements):
-//   M <= 64   -> swapped 128x64 tile: packed weight rows on wgmma's 64-row side, tokens on N;
-//                memory-bound, every SM streams its share of the weight
-//   M <= 256  -> cooperative 128x256, cluster 1x2 (the pair shares one x tile)
-//   otherwise -> cooperative 128x256, cluster 2x1 (weight tiles multicast to 2 CTAs)
-// A dtype with fewer kernels falls back to its cooperative 1x2 kernel.
+//   M <= 8     -> cooperative 128x256, cluster 1x2: weight-bound; 2N/256 tiles stream the weight
+//                 in about one wave, the pair of CTAs shares the x tile
+//   M <= 64    -> swapped 128x64 tile: packed weight rows on wgmma's 64-row side, tokens on N
+//   M <= 128   -> pingpong 128x128, cluster 1x2
+//   M <= 4096  -> pingpong 128x128, cluster 2x1 (weight tiles multicast to the 2 CTAs of a cluster)
+//   otherwise  -> pingpong 128x128, cluster 1x2 (the 2x1 cluster lost 25-30 % at M >= 8192, N·K large)
+// Pingpong overlaps one warpgroup's gated epilogue (activation, pairing, smem and TMA stores) with
+// the other's mainloop; the cooperative kernels, where the tensor cores wait for the epilogue,
+// trailed it by 3-10 % at M >= 256. A dtype with fewer kernels falls back to its cooperative 1x2
+// kernel (M > 64) or its swapped kernel.
 #include "dispatch/sm90_gated_heuristics.hpp"
 
 #include <string>
@@ -20,9 +25,11 @@ const Sm90GatedKernelEntry* find(const std::string& name) {
 }
 
 const char* configuration_for(std::int64_t M) {
+  if (M <= 8) return "coop_128x256x64_c1x2";
   if (M <= 64) return "swap_coop_128x64x128_c1x1";
-  if (M <= 256) return "coop_128x256x64_c1x2";
-  return "coop_128x256x64_c2x1";
+  if (M <= 128) return "pingpong_128x128x64_c1x2";
+  if (M <= 4096) return "pingpong_128x128x64_c2x1";
+  return "pingpong_128x128x64_c1x2";
 }
 
 }  // namespace
@@ -43,7 +50,7 @@ Status choose_sm90_gated(const GatedArgs& args, const Sm90GatedKernelEntry** ker
   }
   const std::string prefix = std::string("sm90_gated_") + to_string(args.w.dtype) + "_";
   const Sm90GatedKernelEntry* k = find(prefix + configuration_for(args.M));
-  if (k == nullptr) k = find(prefix + "coop_128x256x64_c1x2");
+  if (k == nullptr) k = find(prefix + (args.M <= 64 ? "swap_coop_128x64x128_c1x1" : "coop_128x256x64_c1x2"));
   if (k == nullptr) return Status::internal("gated_mlp: no compiled kernel for " + prefix + configuration_for(args.M));
   *kernel = k;
   return Status::success();

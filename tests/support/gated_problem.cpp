@@ -165,6 +165,7 @@ GatedReport check_gated_output(const GatedProblem& p, const void* out, std::int6
   std::vector<std::uint8_t> bytes(static_cast<std::size_t>(c.M * ldo) * elem);
   EPIFUSE_CHECK_CUDA(cudaMemcpy(bytes.data(), out, bytes.size(), cudaMemcpyDeviceToHost));
   std::int64_t unwritten = 0, padding_written = 0;
+#pragma omp parallel for reduction(+ : unwritten, padding_written) schedule(static)
   for (std::int64_t m = 0; m < c.M; ++m) {
     for (std::int64_t n = 0; n < c.N; ++n) {
       if (!std::isfinite(reference::load_as_float(bytes.data(), c.dtype, m * ldo + n))) ++unwritten;

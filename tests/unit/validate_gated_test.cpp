@@ -1,6 +1,8 @@
 // validate_gated_args: every rule of include/epifuse/gated.hpp, each broken once.
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <utility>
 #include <limits>
 
 #include <gtest/gtest.h>
@@ -83,6 +85,44 @@ TEST(ValidateGated, RejectsEachBrokenRule) {
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << c.what;
     EXPECT_NE(s.message().find("gated_mlp:"), std::string::npos) << c.what << ": " << s.message();
   }
+}
+
+}  // namespace
+}  // namespace epifuse
+
+namespace epifuse {
+namespace {
+
+// The shape classes of src/dispatch/sm90_gated_heuristics.cpp, and the fp16 fallbacks.
+TEST(GatedHeuristic, PicksTheKernelOfEachShapeClass) {
+  const std::pair<std::int64_t, const char*> expected[] = {
+      {1, "sm90_gated_bf16_coop_128x256x64_c1x2"},        {8, "sm90_gated_bf16_coop_128x256x64_c1x2"},
+      {9, "sm90_gated_bf16_swap_coop_128x64x128_c1x1"},   {64, "sm90_gated_bf16_swap_coop_128x64x128_c1x1"},
+      {65, "sm90_gated_bf16_pingpong_128x128x64_c1x2"},   {128, "sm90_gated_bf16_pingpong_128x128x64_c1x2"},
+      {129, "sm90_gated_bf16_pingpong_128x128x64_c2x1"},  {4096, "sm90_gated_bf16_pingpong_128x128x64_c2x1"},
+      {4097, "sm90_gated_bf16_pingpong_128x128x64_c1x2"}, {16384, "sm90_gated_bf16_pingpong_128x128x64_c1x2"},
+  };
+  for (const auto& [M, name] : expected) {
+    GatedArgs a = valid_args();
+    a.M = M;
+    std::string picked;
+    ASSERT_TRUE(gated_selected_kernel(a, &picked).ok());
+    EXPECT_EQ(picked, name) << "M = " << M;
+  }
+  GatedArgs half = valid_args();
+  half.w.dtype = DType::kFP16;
+  std::string picked;
+  half.M = 4096;
+  ASSERT_TRUE(gated_selected_kernel(half, &picked).ok());
+  EXPECT_EQ(picked, "sm90_gated_fp16_coop_128x256x64_c1x2");
+  half.M = 16;
+  ASSERT_TRUE(gated_selected_kernel(half, &picked).ok());
+  EXPECT_EQ(picked, "sm90_gated_fp16_swap_coop_128x64x128_c1x1");
+  GatedArgs forced = valid_args();
+  forced.kernel = "sm90_gated_fp16_coop_128x256x64_c1x2";
+  EXPECT_EQ(gated_selected_kernel(forced, &picked).code(), StatusCode::kInvalidArgument) << "dtype mismatch";
+  forced.kernel = "no_such_kernel";
+  EXPECT_EQ(gated_selected_kernel(forced, &picked).code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace
