@@ -159,17 +159,36 @@ class GatedShapeRun {
       act_mul(set(i).h.data(), 2 * N, set(i).unfused_out.data(), N, M, N, DType::kBF16, GatedActivation::kSwiGLU, nullptr);
     }, 3.0 * out_bytes());
 
-    if (options_.sweep) {
-      for (const detail::Sm90GatedKernelEntry* k : detail::sm90_gated_kernels()) {
-        if (k->info.dtype != DType::kBF16) continue;
-        const char* name = k->info.name.c_str();
-        auto forced = [this, name](int i) {
-          GatedArgs a = set(i).args;
-          a.kernel = name;
-          throw_if_failed(gated_mlp(a, nullptr));
-        };
-        add(with_check(make_row("sweep", k->info.name), forced, sets_[0].fused_out), forced,
-            static_cast<double>(out_bytes()));
+    if (options_.sweep) add_sweep();
+  }
+
+  // Tuning data: every compiled bf16 gated kernel at default launch knobs, and the non-swapped
+  // ones also under other raster orders and tile swizzles, each checked once, launched through
+  // the registry.
+  void add_sweep() {
+    sm90::LaunchConfig defaults;
+    throw_if_failed(sm90::default_launch_config(&defaults));
+    struct Knobs {
+      sm90::RasterOrder raster;
+      int swizzle;
+      const char* name;
+    };
+    const Knobs knobs[] = {{sm90::RasterOrder::kHeuristic, 1, "auto"},
+                           {sm90::RasterOrder::kAlongN, 4, "along_n"},
+                           {sm90::RasterOrder::kAlongM, 4, "along_m"},
+                           {sm90::RasterOrder::kHeuristic, 8, "auto"}};
+    for (const detail::Sm90GatedKernelEntry* k : detail::sm90_gated_kernels()) {
+      if (k->info.dtype != DType::kBF16) continue;
+      for (const Knobs& knob : knobs) {
+        if (k->info.swap_ab && knob.swizzle != 1) continue;
+        sm90::LaunchConfig config = defaults;
+        config.raster = knob.raster;
+        config.max_swizzle = knob.swizzle;
+        auto launch = [this, k, config](int i) { throw_if_failed(k->run(set(i).args, config, nullptr)); };
+        Row row = with_check(make_row("sweep", k->info.name), launch, sets_[0].fused_out);
+        row.extra["raster"] = knob.name;
+        row.extra["swizzle"] = knob.swizzle;
+        add(row, launch, static_cast<double>(out_bytes()));
       }
     }
   }

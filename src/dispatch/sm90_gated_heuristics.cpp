@@ -4,12 +4,15 @@
 //                 in about one wave, the pair of CTAs shares the x tile
 //   M <= 64    -> swapped 128x64 tile: packed weight rows on wgmma's 64-row side, tokens on N
 //   M <= 128   -> pingpong 128x128, cluster 1x2
+//   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
+//              -> cooperative 128x256, cluster 1x2: its larger tile reads x and the weight from
+//                 L2 half as often, which these sizes need; pingpong trailed it by 3-7 %
 //   M <= 4096  -> pingpong 128x128, cluster 2x1 (weight tiles multicast to the 2 CTAs of a cluster)
-//   otherwise  -> pingpong 128x128, cluster 1x2 (the 2x1 cluster lost 25-30 % at M >= 8192, N·K large)
+//   otherwise  -> pingpong 128x128, cluster 1x2 (the 2x1 cluster lost 25-40 % at M >= 8192)
 // Pingpong overlaps one warpgroup's gated epilogue (activation, pairing, smem and TMA stores) with
-// the other's mainloop; the cooperative kernels, where the tensor cores wait for the epilogue,
-// trailed it by 3-10 % at M >= 256. A dtype with fewer kernels falls back to its cooperative 1x2
-// kernel (M > 64) or its swapped kernel.
+// the other's mainloop; the cooperative kernel, where the tensor cores wait for the epilogue,
+// trailed it by 3-10 % at 256 <= M <= 2048. A dtype with fewer kernels falls back to its
+// cooperative 1x2 kernel (M > 64) or its swapped kernel.
 #include "dispatch/sm90_gated_heuristics.hpp"
 
 #include <string>
@@ -24,10 +27,15 @@ const Sm90GatedKernelEntry* find(const std::string& name) {
   return nullptr;
 }
 
-const char* configuration_for(std::int64_t M) {
+constexpr double kLargeWeightBytes = 2e9;
+
+const char* configuration_for(const GatedArgs& args) {
+  const std::int64_t M = args.M;
+  const double weight_bytes = 2.0 * static_cast<double>(args.w.N) * static_cast<double>(args.w.K) * 2.0;
   if (M <= 8) return "coop_128x256x64_c1x2";
   if (M <= 64) return "swap_coop_128x64x128_c1x1";
   if (M <= 128) return "pingpong_128x128x64_c1x2";
+  if (M > 2048 && weight_bytes >= kLargeWeightBytes) return "coop_128x256x64_c1x2";
   if (M <= 4096) return "pingpong_128x128x64_c2x1";
   return "pingpong_128x128x64_c1x2";
 }
@@ -49,9 +57,9 @@ Status choose_sm90_gated(const GatedArgs& args, const Sm90GatedKernelEntry** ker
     return Status::success();
   }
   const std::string prefix = std::string("sm90_gated_") + to_string(args.w.dtype) + "_";
-  const Sm90GatedKernelEntry* k = find(prefix + configuration_for(args.M));
+  const Sm90GatedKernelEntry* k = find(prefix + configuration_for(args));
   if (k == nullptr) k = find(prefix + (args.M <= 64 ? "swap_coop_128x64x128_c1x1" : "coop_128x256x64_c1x2"));
-  if (k == nullptr) return Status::internal("gated_mlp: no compiled kernel for " + prefix + configuration_for(args.M));
+  if (k == nullptr) return Status::internal("gated_mlp: no compiled kernel for " + prefix + configuration_for(args));
   *kernel = k;
   return Status::success();
 }

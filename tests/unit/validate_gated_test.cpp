@@ -109,6 +109,18 @@ TEST(GatedHeuristic, PicksTheKernelOfEachShapeClass) {
     ASSERT_TRUE(gated_selected_kernel(a, &picked).ok());
     EXPECT_EQ(picked, name) << "M = " << M;
   }
+  GatedArgs large = valid_args();  // Llama-405B: a 3.5 GB packed weight
+  large.N = large.w.N = 53248;
+  large.ldo = 53248;
+  large.w.K = large.w.ld = large.ldx = 16384;
+  for (const auto& [M, name] : {std::pair<std::int64_t, const char*>{2048, "sm90_gated_bf16_pingpong_128x128x64_c2x1"},
+                                {2049, "sm90_gated_bf16_coop_128x256x64_c1x2"},
+                                {16384, "sm90_gated_bf16_coop_128x256x64_c1x2"}}) {
+    large.M = M;
+    std::string picked;
+    ASSERT_TRUE(gated_selected_kernel(large, &picked).ok());
+    EXPECT_EQ(picked, name) << "405B-sized weight, M = " << M;
+  }
   GatedArgs half = valid_args();
   half.w.dtype = DType::kFP16;
   std::string picked;
