@@ -113,6 +113,9 @@ TEST(GatedHeuristic, PicksTheKernelOfEachShapeClass) {
   large.N = large.w.N = 53248;
   large.ldo = 53248;
   large.w.K = large.w.ld = large.ldx = 16384;
+  large.x = at(0x100000000000);  // far apart: these operands are gigabytes
+  large.w.weight = at(0x200000000000);
+  large.out = const_cast<void*>(at(0x300000000000));
   for (const auto& [M, name] : {std::pair<std::int64_t, const char*>{2048, "sm90_gated_bf16_pingpong_128x128x64_c2x1"},
                                 {2049, "sm90_gated_bf16_coop_128x256x64_c1x2"},
                                 {16384, "sm90_gated_bf16_coop_128x256x64_c1x2"}}) {
