@@ -43,19 +43,19 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   std::vector<std::string> shape_args;
   std::string json_path;
-  bool no_check = false, sweep = false, quick = false;
+  bool check = true, sweep = false, quick = false;
   CLI::App* gemm_cmd = app.add_subcommand("gemm", "GEMM with epifuse epilogues (the default suite)");
   for (CLI::App* cmd : {&app, gemm_cmd}) {
     cmd->add_option("--shape", shape_args, "MxNxK, repeatable (default: the suite's shapes)");
     cmd->add_option("--json", json_path, "where to write the JSON (default bench/results/gemm-<gpu>.json)");
-    cmd->add_flag("--no-check", no_check, "skip the fp64 reference checks");
+    cmd->add_flag("--check,!--no-check", check, "check against the fp64 reference before timing (default)");
     cmd->add_flag("--sweep", sweep, "also time every compiled bf16 kernel under several launch knobs (tuning)");
     cmd->add_flag("--quick", quick, "fewer timed iterations");
   }
   CLI::App* gated_cmd = app.add_subcommand("gated", "the fused gated MLP (SwiGLU) against cuBLASLt and unfused paths");
   gated_cmd->add_option("--shape", shape_args, "MxNxK with N the output width, repeatable (default: Llama-3 8B/70B/405B)");
   gated_cmd->add_option("--json", json_path, "where to write the JSON (default bench/results/gated-<gpu>.json)");
-  gated_cmd->add_flag("--no-check", no_check, "skip the fp64 reference checks");
+  gated_cmd->add_flag("--check,!--no-check", check, "check against the fp64 reference before timing (default)");
   gated_cmd->add_flag("--sweep", sweep, "also time every compiled bf16 gated kernel (tuning)");
   gated_cmd->add_flag("--quick", quick, "fewer timed iterations");
   std::vector<std::int64_t> accuracy_sizes = {1024, 2048, 4096, 8192};
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   if (options.shapes.empty()) options.shapes = gated ? default_gated_shapes() : default_gemm_shapes();
-  options.check = !no_check;
+  options.check = check;
   options.sweep = sweep;
   if (quick) options.timing = {100.0, 5, 2, 20};
 
