@@ -28,22 +28,23 @@ __global__ void read_kernel(const uint4* data, std::size_t count, unsigned* sink
 
 Ceilings measure_ceilings() {
   Ceilings c;
-  cudaStream_t stream = nullptr;
   {
     testing::DeviceBuffer src(kStreamBytes, 0), dst(kStreamBytes, 0), sink(4096 * sizeof(unsigned), 0);
-    const Timing copy = time_launches(
-        [&](int) { EPIFUSE_CHECK_CUDA(cudaMemcpyAsync(dst.data(), src.data(), kStreamBytes, cudaMemcpyDeviceToDevice, stream)); },
-        stream, {200.0, 4, 3, 30});
+    const Timing copy = time_interleaved(
+        {[&](int, cudaStream_t stream) {
+          EPIFUSE_CHECK_CUDA(cudaMemcpyAsync(dst.data(), src.data(), kStreamBytes, cudaMemcpyDeviceToDevice, stream));
+        }},
+        {200.0, 4, 3, 30})[0];
     c.copy_gbps = 2.0 * kStreamBytes / (copy.median_us * 1e3);
 
     int sms = 0;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
     const int blocks = std::min(sms * 8, 4096);
-    const Timing read = time_launches(
-        [&](int) {
+    const Timing read = time_interleaved(
+        {[&](int, cudaStream_t stream) {
           read_kernel<<<blocks, 256, 0, stream>>>(src.as<const uint4>(), kStreamBytes / sizeof(uint4), sink.as<unsigned>());
-        },
-        stream, {200.0, 4, 3, 30});
+        }},
+        {200.0, 4, 3, 30})[0];
     c.read_gbps = kStreamBytes / (read.median_us * 1e3);
   }
   // The best cuBLASLt rate over two large squares: the ceiling no bf16 GEMM here is expected to pass.
@@ -52,8 +53,9 @@ Ceilings measure_ceilings() {
     testing::fill_uniform(a.data(), DType::kBF16, n, n, n, 1, -1.0f, 1.0f);
     testing::fill_uniform(b.data(), DType::kBF16, n, n, n, 2, -1.0f, 1.0f);
     CublasLtGemm gemm(n, n, n, DType::kBF16, DType::kBF16, LtEpilogue::kNone);
-    gemm.autotune(a.data(), b.data(), d.data(), nullptr, stream);
-    const Timing t = time_launches([&](int) { gemm.run(a.data(), b.data(), d.data(), nullptr, stream); }, stream);
+    gemm.autotune(a.data(), b.data(), d.data(), nullptr);
+    const Timing t =
+        time_interleaved({[&](int, cudaStream_t stream) { gemm.run(a.data(), b.data(), d.data(), nullptr, stream); }})[0];
     c.bf16_tflops = std::max(c.bf16_tflops, 2.0 * n * n * n / (t.median_us * 1e6));
   }
   return c;

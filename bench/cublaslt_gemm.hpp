@@ -24,7 +24,7 @@ class CublasLtGemm {
   CublasLtGemm& operator=(const CublasLtGemm&) = delete;
 
   // Times the top heuristic algorithms on these operands and keeps the fastest.
-  void autotune(const void* A, const void* B, void* D, const void* bias, cudaStream_t stream);
+  void autotune(const void* A, const void* B, void* D, const void* bias);
   void run(const void* A, const void* B, void* D, const void* bias, cudaStream_t stream) const;
   // "heuristic #2 of 8" — which candidate won.
   const std::string& algo_description() const { return algo_description_; }

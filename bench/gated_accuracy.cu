@@ -162,7 +162,7 @@ void run_gated_accuracy(const std::vector<std::int64_t>& sizes, int inits, nlohm
                                             FusedGateUpOrder::kGateThenUp);
       if (Status st = pack_gate_up(src, packed.data(), nullptr, &args.w, nullptr); !st.ok()) throw std::runtime_error(st.to_string());
       if (init == 0) {
-        lt.autotune(x.data(), concatenated.data(), h.data(), nullptr, nullptr);
+        lt.autotune(x.data(), concatenated.data(), h.data(), nullptr);
         if (Status st = gated_selected_kernel(args, &kernel); !st.ok()) throw std::runtime_error(st.to_string());
       }
       fused.poison();

@@ -106,9 +106,9 @@ class GatedShapeRun {
   }
 
   // Poisons `out` of set 0, runs `launch` once, checks it against the fp64 reference.
-  std::string run_and_check(const std::function<void(int)>& launch, const DeviceBuffer& out, testing::GatedJudge judge) {
+  std::string run_and_check(const Launch& launch, const DeviceBuffer& out, testing::GatedJudge judge) {
     EPIFUSE_CHECK_CUDA(cudaMemset(out.data(), testing::kPoisonByte, out_bytes()));
-    launch(0);
+    launch(0, nullptr);
     EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
     if (!options_.check) return "skipped";
     const testing::GatedReport r = testing::check_gated_output(*problem_, out.data(), s_.N, judge);
@@ -116,7 +116,7 @@ class GatedShapeRun {
     return r.passed ? "pass" : "fail";
   }
 
-  void add(Row row, std::function<void(int)> launch, double activation_bytes) {
+  void add(Row row, Launch launch, double activation_bytes) {
     row.extra["activation_bytes"] = activation_bytes;
     contenders_.push_back({std::move(row), std::move(launch)});
   }
@@ -125,27 +125,29 @@ class GatedShapeRun {
     const std::int64_t M = s_.M, N = s_.N;
     std::string kernel;
     throw_if_failed(gated_selected_kernel(sets_[0].args, &kernel));
-    auto fused = [this](int i) { throw_if_failed(gated_mlp(set(i).args, nullptr)); };
+    auto fused = [this](int i, cudaStream_t stream) { throw_if_failed(gated_mlp(set(i).args, stream)); };
     add(with_check(make_row("epifuse", kernel), fused, sets_[0].fused_out), fused, static_cast<double>(out_bytes()));
 
     lt_ = std::make_unique<CublasLtGemm>(M, 2 * N, s_.K, DType::kBF16, DType::kBF16, LtEpilogue::kNone);
-    lt_->autotune(sets_[0].x.data(), sets_[0].concatenated.data(), sets_[0].h.data(), nullptr, nullptr);
-    auto gemm = [this](int i) { lt_->run(set(i).x.data(), set(i).concatenated.data(), set(i).h.data(), nullptr, nullptr); };
+    lt_->autotune(sets_[0].x.data(), sets_[0].concatenated.data(), sets_[0].h.data(), nullptr);
+    auto gemm = [this](int i, cudaStream_t stream) {
+      lt_->run(set(i).x.data(), set(i).concatenated.data(), set(i).h.data(), nullptr, stream);
+    };
     Row lt_row = make_row("cublaslt", lt_->algo_description());
     lt_row.bytes = static_cast<double>(M * s_.K * kElem + weight_bytes() + 2 * out_bytes());
     add(lt_row, gemm, 2.0 * out_bytes());
 
-    auto unfused = [this, gemm, M, N](int i) {
-      gemm(i);
-      act_mul(set(i).h.data(), 2 * N, set(i).unfused_out.data(), N, M, N, DType::kBF16, GatedActivation::kSwiGLU, nullptr);
+    auto unfused = [this, gemm, M, N](int i, cudaStream_t stream) {
+      gemm(i, stream);
+      act_mul(set(i).h.data(), 2 * N, set(i).unfused_out.data(), N, M, N, DType::kBF16, GatedActivation::kSwiGLU, stream);
     };
     add(with_check(make_row("cublaslt+act", lt_->algo_description() + " + act_mul"), unfused, sets_[0].unfused_out),
         unfused, 3.0 * out_bytes());
 
-    auto eager = [this, gemm, M, N](int i) {
-      gemm(i);
-      act_only(set(i).h.data(), 2 * N, set(i).act.data(), N, M, N, DType::kBF16, GatedActivation::kSwiGLU, nullptr);
-      mul_only(set(i).act.data(), N, set(i).h.data(), 2 * N, set(i).eager_out.data(), N, M, N, DType::kBF16, nullptr);
+    auto eager = [this, gemm, M, N](int i, cudaStream_t stream) {
+      gemm(i, stream);
+      act_only(set(i).h.data(), 2 * N, set(i).act.data(), N, M, N, DType::kBF16, GatedActivation::kSwiGLU, stream);
+      mul_only(set(i).act.data(), N, set(i).h.data(), 2 * N, set(i).eager_out.data(), N, M, N, DType::kBF16, stream);
     };
     add(with_check(make_row("eager", lt_->algo_description() + " + act + mul"), eager, sets_[0].eager_out), eager,
         4.0 * out_bytes());
@@ -155,8 +157,8 @@ class GatedShapeRun {
     act_row.op = "elementwise";
     act_row.flops = 0;
     act_row.bytes = 3.0 * out_bytes();
-    add(act_row, [this, M, N](int i) {
-      act_mul(set(i).h.data(), 2 * N, set(i).unfused_out.data(), N, M, N, DType::kBF16, GatedActivation::kSwiGLU, nullptr);
+    add(act_row, [this, M, N](int i, cudaStream_t stream) {
+      act_mul(set(i).h.data(), 2 * N, set(i).unfused_out.data(), N, M, N, DType::kBF16, GatedActivation::kSwiGLU, stream);
     }, 3.0 * out_bytes());
 
     if (options_.sweep) add_sweep();
@@ -184,7 +186,7 @@ class GatedShapeRun {
         sm90::LaunchConfig config = defaults;
         config.raster = knob.raster;
         config.max_swizzle = knob.swizzle;
-        auto launch = [this, k, config](int i) { throw_if_failed(k->run(set(i).args, config, nullptr)); };
+        auto launch = [this, k, config](int i, cudaStream_t stream) { throw_if_failed(k->run(set(i).args, config, stream)); };
         Row row = with_check(make_row("sweep", k->info.name), launch, sets_[0].fused_out);
         row.extra["raster"] = knob.name;
         row.extra["swizzle"] = knob.swizzle;
@@ -193,16 +195,16 @@ class GatedShapeRun {
     }
   }
 
-  Row with_check(Row row, const std::function<void(int)>& launch, const DeviceBuffer& out) {
+  Row with_check(Row row, const Launch& launch, const DeviceBuffer& out) {
     const bool ours = row.impl == "epifuse" || row.impl == "sweep";
     row.check = run_and_check(launch, out, ours ? testing::GatedJudge::kFused : testing::GatedJudge::kBaseline);
     return row;
   }
 
   void measure(std::vector<Row>* rows) {
-    std::vector<std::function<void(int)>> launches;
+    std::vector<Launch> launches;
     for (const auto& c : contenders_) launches.push_back(c.launch);
-    const std::vector<Timing> timings = time_interleaved(launches, nullptr, options_.timing);
+    const std::vector<Timing> timings = time_interleaved(launches, options_.timing);
     std::map<std::string, double> us;
     for (std::size_t i = 0; i < contenders_.size(); ++i) {
       contenders_[i].row.timing = timings[i];
@@ -233,7 +235,7 @@ class GatedShapeRun {
 
   struct Contender {
     Row row;
-    std::function<void(int)> launch;
+    Launch launch;
   };
 
   const GatedSuiteOptions& options_;

@@ -118,7 +118,7 @@ void throw_if_failed(const Status& s) {
 // One implementation of one shape: its row (all but the timing) and how to launch iteration i.
 struct Contender {
   Row row;
-  std::function<void(int)> launch;
+  Launch launch;
 };
 
 // Everything measured for one shape. Preparing a contender checks it against the fp64 reference;
@@ -165,11 +165,11 @@ class ShapeRun {
 
   // Poisons D (NaN), runs `launch` once on operand set 0 and checks what it wrote. Without the
   // poison a kernel that wrote nothing would pass on an earlier implementation's output.
-  std::string run_and_check_external(const GemmProblem& p, const std::function<void(int)>& launch,
+  std::string run_and_check_external(const GemmProblem& p, const Launch& launch,
                                      const EpilogueSpec& spec) const {
     const GemmArgs a0 = plain_sets_->args(0);
     EPIFUSE_CHECK_CUDA(cudaMemset(a0.D, testing::kPoisonByte, static_cast<std::size_t>(shape_.M * a0.ldd) * 2));
-    launch(0);
+    launch(0, nullptr);
     EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
     if (!options_.check) return "skipped";
     return check_word(testing::check_external_output(p, reference_, a0.D, a0.ldd, DType::kBF16, spec));
@@ -180,10 +180,10 @@ class ShapeRun {
     const OperandSets& sets = *plain_sets_;
     const GemmArgs a0 = sets.args(0);
     lt_ = std::make_unique<CublasLtGemm>(s.M, s.N, s.K, DType::kBF16, DType::kBF16, LtEpilogue::kNone);
-    lt_->autotune(a0.A, a0.B, a0.D, nullptr, nullptr);
-    const std::function<void(int)> plain = [this, &sets](int i) {
+    lt_->autotune(a0.A, a0.B, a0.D, nullptr);
+    const Launch plain = [this, &sets](int i, cudaStream_t stream) {
       const GemmArgs a = sets.args(i);
-      lt_->run(a.A, a.B, a.D, nullptr, nullptr);
+      lt_->run(a.A, a.B, a.D, nullptr, stream);
     };
     contenders_.push_back(
         {make_row("cublaslt", "none", {}, run_and_check_external(*plain_, plain, {}), lt_->algo_description()), plain});
@@ -198,20 +198,22 @@ class ShapeRun {
     const float* bias_f32 = biased_->args().epilogue.col_bias;
 
     lt_gelu_ = std::make_unique<CublasLtGemm>(s.M, s.N, s.K, DType::kBF16, DType::kBF16, LtEpilogue::kGeluBias);
-    lt_gelu_->autotune(a0.A, a0.B, a0.D, bias, nullptr);
-    const std::function<void(int)> fused = [this, &sets, bias](int i) {
+    lt_gelu_->autotune(a0.A, a0.B, a0.D, bias);
+    const Launch fused = [this, &sets, bias](int i, cudaStream_t stream) {
       const GemmArgs a = sets.args(i);
-      lt_gelu_->run(a.A, a.B, a.D, bias, nullptr);
+      lt_gelu_->run(a.A, a.B, a.D, bias, stream);
     };
     contenders_.push_back({make_row("cublaslt", "bias_gelu", kBiasGelu, run_and_check_external(*biased_, fused, kBiasGelu),
                                     lt_gelu_->algo_description()),
                            fused});
 
-    auto act = [s, bias_f32](const GemmArgs& a) { bias_gelu_inplace(a.D, DType::kBF16, s.M, s.N, a.ldd, bias_f32, nullptr); };
-    const std::function<void(int)> unfused = [this, &sets, act](int i) {
+    auto act = [s, bias_f32](const GemmArgs& a, cudaStream_t stream) {
+      bias_gelu_inplace(a.D, DType::kBF16, s.M, s.N, a.ldd, bias_f32, stream);
+    };
+    const Launch unfused = [this, &sets, act](int i, cudaStream_t stream) {
       const GemmArgs a = sets.args(i);
-      lt_->run(a.A, a.B, a.D, nullptr, nullptr);
-      act(a);
+      lt_->run(a.A, a.B, a.D, nullptr, stream);
+      act(a, stream);
     };
     contenders_.push_back({make_row("cublaslt+act", "bias_gelu", kBiasGelu,
                                     run_and_check_external(*biased_, unfused, kBiasGelu),
@@ -222,7 +224,7 @@ class ShapeRun {
     act_row.op = "elementwise";
     act_row.flops = 0;
     act_row.bytes = 4.0 * s.M * s.N;
-    contenders_.push_back({act_row, [&sets, act](int i) { act(sets.args(i)); }});
+    contenders_.push_back({act_row, [&sets, act](int i, cudaStream_t stream) { act(sets.args(i), stream); }});
   }
 
   void add_epifuse(const NamedEpilogue& e) {
@@ -233,7 +235,7 @@ class ShapeRun {
     auto sets = std::make_unique<OperandSets>(*problem, device_.l2_bytes);
     const OperandSets* s = sets.get();
     contenders_.push_back({make_row("epifuse", e.name, e.spec, check, kernel),
-                           [s](int i) { throw_if_failed(gemm(s->args(i), nullptr)); }});
+                           [s](int i, cudaStream_t stream) { throw_if_failed(gemm(s->args(i), stream)); }});
     add_full_tree_twin(e, *problem, s, kernel);
     problems_.push_back(std::move(problem));
     operand_sets_.push_back(std::move(sets));
@@ -253,17 +255,17 @@ class ShapeRun {
     throw_if_failed(gemm(forced, nullptr));
     EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
     contenders_.push_back({make_row("epifuse-full-tree", e.name, e.spec, "skipped", full),
-                           [sets, name = forced.kernel](int i) {
+                           [sets, name = forced.kernel](int i, cudaStream_t stream) {
                              GemmArgs a = sets->args(i);
                              a.kernel = name;
-                             throw_if_failed(gemm(a, nullptr));
+                             throw_if_failed(gemm(a, stream));
                            }});
   }
 
   void measure(std::vector<Row>* rows) {
-    std::vector<std::function<void(int)>> launches;
+    std::vector<Launch> launches;
     for (const Contender& c : contenders_) launches.push_back(c.launch);
-    const std::vector<Timing> timings = time_interleaved(launches, nullptr, options_.timing);
+    const std::vector<Timing> timings = time_interleaved(launches, options_.timing);
     std::map<std::string, double> us;  // "impl/epilogue" → median
     for (std::size_t i = 0; i < contenders_.size(); ++i) {
       contenders_[i].row.timing = timings[i];
@@ -302,7 +304,7 @@ class ShapeRun {
     const std::pair<sm90::RasterOrder, const char*> rasters[] = {
         {sm90::RasterOrder::kAlongM, "along_m"}, {sm90::RasterOrder::kAlongN, "along_n"}};
     std::vector<Row> sweep_rows = {make_row("cublaslt", "none", {}, "skipped", lt_->algo_description())};
-    std::vector<std::function<void(int)>> launches = {contenders_.front().launch};
+    std::vector<Launch> launches = {contenders_.front().launch};
 
     auto add = [&](const detail::Sm90GemmKernelEntry* k, const sm90::LaunchConfig& config, std::size_t e,
                    const char* raster_name) {
@@ -319,7 +321,9 @@ class ShapeRun {
       r.extra["raster"] = raster_name;
       r.extra["swizzle"] = config.max_swizzle;
       sweep_rows.push_back(r);
-      launches.push_back([k, config, &sets](int i) { throw_if_failed(k->run(sets.args(i), config, nullptr)); });
+      launches.push_back([k, config, &sets](int i, cudaStream_t stream) {
+        throw_if_failed(k->run(sets.args(i), config, stream));
+      });
     };
 
     for (const detail::Sm90GemmKernelEntry* k : detail::sm90_gemm_kernels()) {
@@ -343,7 +347,7 @@ class ShapeRun {
         }
       }
     }
-    const std::vector<Timing> timings = time_interleaved(launches, nullptr, {100.0, 4, 2, 10});
+    const std::vector<Timing> timings = time_interleaved(launches, {100.0, 4, 2, 10, options_.timing.graphs});
     for (std::size_t i = 1; i < sweep_rows.size(); ++i) {
       sweep_rows[i].timing = timings[i];
       sweep_rows[i].extra["vs_cublaslt"] = timings[0].median_us / timings[i].median_us;
@@ -382,7 +386,12 @@ std::vector<Shape> default_gemm_shapes() {
 
 void run_gemm_suite(const GemmSuiteOptions& options, const DeviceFacts& device, const Ceilings& ceilings,
                     std::vector<Row>* rows) {
-  for (const Shape& s : options.shapes) ShapeRun(options, device, ceilings, s).run(rows);
+  for (std::size_t i = 0; i < options.shapes.size(); ++i) {
+    const Shape& s = options.shapes[i];
+    std::fprintf(stderr, "[gemm] shape %zu/%zu: %lldx%lldx%lld\n", i + 1, options.shapes.size(),
+                 static_cast<long long>(s.M), static_cast<long long>(s.N), static_cast<long long>(s.K));
+    ShapeRun(options, device, ceilings, s).run(rows);
+  }
 }
 
 }  // namespace epifuse::bench

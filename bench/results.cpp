@@ -97,6 +97,35 @@ void write_json(const Report& report, const std::string& path) {
   out << to_json(report).dump(2) << "\n";
 }
 
+void write_csv(const Report& report, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  // The JSON's row fields, then every extra field any row has (ratios, memory), empty where absent.
+  const nlohmann::json rows = to_json(report)["rows"];
+  std::vector<std::string> columns = {"op", "impl", "M", "N", "K", "dtype", "epilogue", "median_us", "p10_us", "p90_us",
+                                      "samples", "tflops", "gbps", "pct_roofline", "check", "kernel"};
+  for (const nlohmann::json& row : rows) {
+    for (const auto& [key, value] : row.items()) {
+      if (std::find(columns.begin(), columns.end(), key) == columns.end()) columns.push_back(key);
+    }
+  }
+  auto cell = [](const nlohmann::json& v) {
+    if (v.is_string()) {
+      std::string s = v.get<std::string>();
+      return s.find_first_of(",\"") == std::string::npos ? s : "\"" + s + "\"";
+    }
+    return v.dump();
+  };
+  for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << columns[c];
+  out << "\n";
+  for (const nlohmann::json& row : rows) {
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      out << (c ? "," : "") << (row.contains(columns[c]) ? cell(row[columns[c]]) : "");
+    }
+    out << "\n";
+  }
+}
+
 void print_table(const Report& report) {
   fmt::print("\n{} | driver {} | {} | commit {} | {}\n", report.device.gpu, report.device.driver, report.device.cuda,
              report.commit, report.date);

@@ -36,6 +36,8 @@ struct Report {
 
 nlohmann::json to_json(const Report& report);
 void write_json(const Report& report, const std::string& path);
+// One line per row, the JSON's fields as columns (extra fields included).
+void write_csv(const Report& report, const std::string& path);
 void print_table(const Report& report);
 
 }  // namespace epifuse::bench

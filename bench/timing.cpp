@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <random>
 
@@ -18,14 +19,14 @@ double percentile_us(const std::vector<float>& sorted_ms, double p) {
 }
 
 // Milliseconds per run of `launch`, after a warm-up (module load, first touch, clock ramp).
-float estimate_ms(const std::function<void(int)>& launch, cudaStream_t stream) {
+float estimate_ms(const Launch& launch, cudaStream_t stream) {
   cudaEvent_t start, stop;
   EPIFUSE_CHECK_CUDA(cudaEventCreate(&start));
   EPIFUSE_CHECK_CUDA(cudaEventCreate(&stop));
-  for (int i = 0; i < 3; ++i) launch(i);
+  for (int i = 0; i < 3; ++i) launch(i, stream);
   constexpr int kRuns = 5;
   EPIFUSE_CHECK_CUDA(cudaEventRecord(start, stream));
-  for (int i = 0; i < kRuns; ++i) launch(i);
+  for (int i = 0; i < kRuns; ++i) launch(i, stream);
   EPIFUSE_CHECK_CUDA(cudaEventRecord(stop, stream));
   EPIFUSE_CHECK_CUDA(cudaEventSynchronize(stop));
   float ms = 0;
@@ -35,10 +36,49 @@ float estimate_ms(const std::function<void(int)>& launch, cudaStream_t stream) {
   return std::max(ms / kRuns, 1e-4f);
 }
 
+// `launch` captured once per operand-set slot; running it replays the slot's graph.
+class GraphedLaunch {
+ public:
+  static constexpr int kSlots = 8;  // the suites rotate at most 8 operand sets
+
+  GraphedLaunch(const Launch& launch, cudaStream_t stream) {
+    for (int slot = 0; slot < kSlots; ++slot) {
+      cudaGraph_t graph;
+      EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+      launch(slot, stream);
+      EPIFUSE_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+      EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&execs_[slot], graph, 0));
+      EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
+    }
+  }
+  ~GraphedLaunch() {
+    for (cudaGraphExec_t e : execs_) cudaGraphExecDestroy(e);
+  }
+  GraphedLaunch(const GraphedLaunch&) = delete;
+  GraphedLaunch& operator=(const GraphedLaunch&) = delete;
+
+  void operator()(int iteration, cudaStream_t stream) const {
+    EPIFUSE_CHECK_CUDA(cudaGraphLaunch(execs_[iteration % kSlots], stream));
+  }
+
+ private:
+  cudaGraphExec_t execs_[kSlots] = {};
+};
+
 }  // namespace
 
-std::vector<Timing> time_interleaved(const std::vector<std::function<void(int)>>& launches, cudaStream_t stream,
-                                     const TimingOptions& options) {
+std::vector<Timing> time_interleaved(const std::vector<Launch>& raw_launches, const TimingOptions& options) {
+  cudaStream_t stream;
+  EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::vector<std::shared_ptr<GraphedLaunch>> graphs;
+  std::vector<Launch> launches = raw_launches;
+  if (options.graphs) {
+    for (Launch& launch : launches) {
+      auto graphed = std::make_shared<GraphedLaunch>(launch, stream);
+      graphs.push_back(graphed);
+      launch = [graphed](int i, cudaStream_t s) { (*graphed)(i, s); };
+    }
+  }
   const std::size_t n = launches.size();
   std::vector<int> per_round(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -58,13 +98,13 @@ std::vector<Timing> time_interleaved(const std::vector<std::function<void(int)>>
   for (int round = 0; round < options.rounds; ++round) {
     std::shuffle(order.begin(), order.end(), rng);
     for (const std::size_t i : order) {
-      launches[i](iteration[i]++);  // untimed: absorbs the switch from the previous implementation
+      launches[i](iteration[i]++, stream);  // untimed: absorbs the switch from the previous implementation
       for (int k = 0; k < per_round[i]; ++k) {
         cudaEvent_t start, stop;
         EPIFUSE_CHECK_CUDA(cudaEventCreate(&start));
         EPIFUSE_CHECK_CUDA(cudaEventCreate(&stop));
         EPIFUSE_CHECK_CUDA(cudaEventRecord(start, stream));
-        launches[i](iteration[i]++);
+        launches[i](iteration[i]++, stream);
         EPIFUSE_CHECK_CUDA(cudaEventRecord(stop, stream));
         events[i].push_back(start);
         events[i].push_back(stop);
@@ -84,11 +124,9 @@ std::vector<Timing> time_interleaved(const std::vector<std::function<void(int)>>
     std::sort(ms.begin(), ms.end());
     timings[i] = {percentile_us(ms, 0.5), percentile_us(ms, 0.1), percentile_us(ms, 0.9), static_cast<int>(ms.size())};
   }
+  graphs.clear();
+  EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
   return timings;
-}
-
-Timing time_launches(const std::function<void(int)>& launch, cudaStream_t stream, const TimingOptions& options) {
-  return time_interleaved({launch}, stream, options).front();
 }
 
 }  // namespace epifuse::bench

@@ -19,19 +19,23 @@ struct TimingOptions {
   int rounds = 16;
   int min_per_round = 3;
   int max_per_round = 40;
+  // Capture each implementation's launches in CUDA graphs and time graph launches: takes the
+  // host's per-call work (argument setup, launch API) out of the measurement, as a serving
+  // engine's graphs do for small M.
+  bool graphs = false;
 };
+
+// Enqueues one run of an implementation on `stream`; `iteration` picks the operand set (rotate
+// sets by iteration). Must be capturable into a CUDA graph when TimingOptions::graphs is set.
+using Launch = std::function<void(int iteration, cudaStream_t stream)>;
 
 struct Timing {
   double median_us = 0, p10_us = 0, p90_us = 0;
   int samples = 0;
 };
 
-// `launches[i](iteration)` enqueues one run of implementation i on `stream` (rotate operand sets
-// by iteration). Event pairs bracket each run: device time plus any launch gap the host leaves.
-std::vector<Timing> time_interleaved(const std::vector<std::function<void(int)>>& launches, cudaStream_t stream,
-                                     const TimingOptions& options = {});
-
-// One implementation alone.
-Timing time_launches(const std::function<void(int)>& launch, cudaStream_t stream, const TimingOptions& options = {});
+// Times every launch on a stream of its own making. Event pairs bracket each run: device time plus
+// any launch gap the host leaves.
+std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, const TimingOptions& options = {});
 
 }  // namespace epifuse::bench
