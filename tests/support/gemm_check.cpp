@@ -184,26 +184,26 @@ void judge_reductions(const GemmProblem& p, const std::vector<std::int64_t>& row
   };
   if (wanted & kRowSum) {
     judge_vector("row_sum", pick_rows(got(kRowSum, c.M)), ref.row_sum, shifted(ref.row_abs_sum, c.N * rms),
-                 kReductionSumTolerance, report);
+                 reduction_tolerance(c.K), report);
   }
   if (wanted & kRowAmax) {
     judge_vector("row_amax", pick_rows(got(kRowAmax, c.M)), ref.row_amax, shifted(ref.row_amax, rms),
-                 kReductionAmaxTolerance, report);
+                 reduction_tolerance(c.K), report);
   }
   if (!all_rows) {
     if (wanted & (kColSum | kColAmax | kAmax)) report->text += "  column reductions and amax: not checked (sampled rows)\n";
     return;
   }
   if (wanted & kColSum) {
-    judge_vector("col_sum", got(kColSum, c.N), ref.col_sum, shifted(ref.col_abs_sum, R * rms), kReductionSumTolerance,
+    judge_vector("col_sum", got(kColSum, c.N), ref.col_sum, shifted(ref.col_abs_sum, R * rms), reduction_tolerance(c.K),
                  report);
   }
   if (wanted & kColAmax) {
-    judge_vector("col_amax", got(kColAmax, c.N), ref.col_amax, shifted(ref.col_amax, rms), kReductionAmaxTolerance,
+    judge_vector("col_amax", got(kColAmax, c.N), ref.col_amax, shifted(ref.col_amax, rms), reduction_tolerance(c.K),
                  report);
   }
   if (wanted & kAmax) {
-    judge_vector("amax", got(kAmax, 1), {ref.amax}, {ref.amax + rms}, kReductionAmaxTolerance, report);
+    judge_vector("amax", got(kAmax, 1), {ref.amax}, {ref.amax + rms}, reduction_tolerance(c.K), report);
   }
 }
 
