@@ -130,6 +130,7 @@ set(EPIFUSE_SM90_GATED_KERNELS
   "bf16|pingpong|128,128,64|1,2|0"
   "bf16|pingpong|128,128,64|2,1|0"
   "bf16|coop|128,64,128|1,1|1"
+  "bf16|coop|128,32,128|1,1|1"
   "fp16|coop|128,256,64|1,2|0"
   "fp16|coop|128,64,128|1,1|1"
 )

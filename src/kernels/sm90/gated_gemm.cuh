@@ -40,8 +40,11 @@ class GatedGemmKernel {
   // per pingpong warpgroup. 64 columns unswapped (output subtile rows of 64 bytes, twice what
   // CUTLASS's default 32 columns give: half as many, larger TMA stores); 32 swapped, where the
   // output runs along M (64 elements, 128 bytes).
-  using EpilogueTile = cute::Shape<cute::Int<kCooperative ? 128 : 64>, cute::Int<kSwapAB ? 32 : 64>>;
-  static constexpr int kStoreStages = 2;
+  static constexpr int kEpilogueN = kSwapAB ? cute::min(32, cute::size<1>(TileShape{})) : 64;
+  using EpilogueTile = cute::Shape<cute::Int<kCooperative ? 128 : 64>, cute::Int<kEpilogueN>>;
+  static constexpr int kEpilogueTiles = (cute::size<0>(TileShape{}) / cute::size<0>(EpilogueTile{})) *
+                                        (cute::size<1>(TileShape{}) / cute::size<1>(EpilogueTile{}));
+  static constexpr int kStoreStages = cute::min(kEpilogueTiles, 2);  // as CUTLASS's builder sizes StagesD
 
   using Store = device::Sm90GatedStore<kStoreStages, EpilogueTile, ElementAB, StrideOut, kPairMode>;
   using PackedBias = device::VectorBroadcast<TileShape, /*kAlongGemmM=*/kSwapAB>;
