@@ -1,8 +1,8 @@
 // Kernel choice for the fused gated MLP, by the number of tokens M (docs/heuristics.md has the
 // measurements):
-//   M <= 8     -> cooperative 128x256, cluster 1x2: weight-bound; 2N/256 tiles stream the weight
-//                 in about one wave, the pair of CTAs shares the x tile
-//   M <= 64    -> swapped 128x64 tile: packed weight rows on wgmma's 64-row side, tokens on N
+//   M <= 64    -> swapped 128x32 tile: packed weight rows on wgmma's 64-row side, the few tokens
+//                 on its N side; weight-bound, and the narrow token tile leaves shared memory for
+//                 deeper weight pipelining (a 64-token tile trailed it by 2-20 %)
 //   M <= 128   -> pingpong 128x128, cluster 1x2
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
 //              -> cooperative 128x256, cluster 1x2: its larger tile reads x and the weight from
@@ -11,8 +11,8 @@
 //   otherwise  -> pingpong 128x128, cluster 1x2 (the 2x1 cluster lost 25-40 % at M >= 8192)
 // Pingpong overlaps one warpgroup's gated epilogue (activation, pairing, smem and TMA stores) with
 // the other's mainloop; the cooperative kernel, where the tensor cores wait for the epilogue,
-// trailed it by 3-10 % at 256 <= M <= 2048. A dtype with fewer kernels falls back to its
-// cooperative 1x2 kernel (M > 64) or its swapped kernel.
+// trailed it by 3-10 % at 256 <= M <= 2048. A dtype with fewer kernels (fp16) falls back to its
+// cooperative 1x2 kernel (M > 64) or its swapped 128x64 kernel.
 #include "dispatch/sm90_gated_heuristics.hpp"
 
 #include <string>
@@ -32,8 +32,7 @@ constexpr double kLargeWeightBytes = 2e9;
 const char* configuration_for(const GatedArgs& args) {
   const std::int64_t M = args.M;
   const double weight_bytes = 2.0 * static_cast<double>(args.w.N) * static_cast<double>(args.w.K) * 2.0;
-  if (M <= 8) return "coop_128x256x64_c1x2";
-  if (M <= 64) return "swap_coop_128x64x128_c1x1";
+  if (M <= 64) return "swap_coop_128x32x128_c1x1";
   if (M <= 128) return "pingpong_128x128x64_c1x2";
   if (M > 2048 && weight_bytes >= kLargeWeightBytes) return "coop_128x256x64_c1x2";
   if (M <= 4096) return "pingpong_128x128x64_c2x1";

@@ -96,8 +96,7 @@ namespace {
 // The shape classes of src/dispatch/sm90_gated_heuristics.cpp, and the fp16 fallbacks.
 TEST(GatedHeuristic, PicksTheKernelOfEachShapeClass) {
   const std::pair<std::int64_t, const char*> expected[] = {
-      {1, "sm90_gated_bf16_coop_128x256x64_c1x2"},        {8, "sm90_gated_bf16_coop_128x256x64_c1x2"},
-      {9, "sm90_gated_bf16_swap_coop_128x64x128_c1x1"},   {64, "sm90_gated_bf16_swap_coop_128x64x128_c1x1"},
+      {1, "sm90_gated_bf16_swap_coop_128x32x128_c1x1"},   {64, "sm90_gated_bf16_swap_coop_128x32x128_c1x1"},
       {65, "sm90_gated_bf16_pingpong_128x128x64_c1x2"},   {128, "sm90_gated_bf16_pingpong_128x128x64_c1x2"},
       {129, "sm90_gated_bf16_pingpong_128x128x64_c2x1"},  {4096, "sm90_gated_bf16_pingpong_128x128x64_c2x1"},
       {4097, "sm90_gated_bf16_pingpong_128x128x64_c1x2"}, {16384, "sm90_gated_bf16_pingpong_128x128x64_c1x2"},
