@@ -1,8 +1,7 @@
 // Kernel choice for the fused gated MLP, by the number of tokens M (docs/heuristics.md has the
 // measurements):
 //   M <= 64    -> swapped 128x32 tile: packed weight rows on wgmma's 64-row side, the few tokens
-//                 on its N side; weight-bound, and the narrow token tile leaves shared memory for
-//                 deeper weight pipelining (a 64-token tile trailed it by 2-20 %)
+//                 on its N side (a 64-token tile trailed it by 4-27 % at M <= 32)
 //   M <= 128   -> pingpong 128x128, cluster 1x2
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
 //              -> cooperative 128x256, cluster 1x2: its larger tile reads x and the weight from
