@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <stdexcept>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -30,7 +31,12 @@ Shape parse_shape(const std::string& text) {
   static const std::regex pattern(R"((\d+)x(\d+)x(\d+))");
   std::smatch m;
   if (!std::regex_match(text, m, pattern)) throw CLI::ValidationError("--shape", "expected MxNxK, got '" + text + "'");
-  const Shape s{std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3])};
+  Shape s;
+  try {
+    s = {std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3])};
+  } catch (const std::out_of_range&) {
+    throw CLI::ValidationError("--shape", "size out of range: '" + text + "'");
+  }
   if (s.M <= 0 || s.N <= 0 || s.K <= 0) throw CLI::ValidationError("--shape", "sizes must be positive: '" + text + "'");
   return s;
 }
@@ -100,6 +106,9 @@ int main(int argc, char** argv) {
   accuracy_cmd->add_option("--inits", accuracy_inits, "random draws per size")->check(CLI::Range(1, 10000));
   accuracy_cmd->add_option("--json", accuracy_json, "where to write the JSON (default bench/results/gated-accuracy-<gpu>.json)");
   CLI11_PARSE(app, argc, argv);
+  for (std::int64_t size : accuracy_sizes) {
+    if (size % 8 != 0) return app.exit(CLI::ValidationError("--size", "M = N = K must be a multiple of 8, got " + std::to_string(size)));
+  }
   const std::string op = gated_cmd->parsed() ? "gated" : "gemm";
 
   std::vector<Shape> shapes;

@@ -112,7 +112,10 @@ void write_csv(const Report& report, const std::string& path) {
   auto cell = [](const nlohmann::json& v) {
     if (v.is_string()) {
       std::string s = v.get<std::string>();
-      return s.find_first_of(",\"") == std::string::npos ? s : "\"" + s + "\"";
+      if (s.find_first_of(",\"\n") == std::string::npos) return s;
+      std::string quoted = "\"";
+      for (char ch : s) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);  // RFC 4180
+      return quoted + "\"";
     }
     return v.dump();
   };

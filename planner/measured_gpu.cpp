@@ -23,11 +23,16 @@ bool gpu_from_bench_json(const std::string& path, Gpu* gpu, std::string* error) 
     return false;
   }
   Gpu g;
-  g.name = j["gpu"].get<std::string>() + " (measured)";
-  g.fp16_tflops = c["peak_tflops"].get<double>();  // cuBLASLt bf16: the fp16 class of tensor cores
-  g.fp8_tflops = 0.0;                                // not measured
-  g.bandwidth_gbps = c["copy_gbps"].get<double>();
-  g.sm_count = j.contains("device") ? j["device"].value("sm_count", 0) : 0;
+  try {
+    g.name = j["gpu"].get<std::string>() + " (measured)";
+    g.fp16_tflops = c["peak_tflops"].get<double>();  // cuBLASLt bf16: the fp16 class of tensor cores
+    g.fp8_tflops = 0.0;                                // not measured
+    g.bandwidth_gbps = c["copy_gbps"].get<double>();
+    g.sm_count = j.contains("device") ? j["device"].value("sm_count", 0) : 0;
+  } catch (const nlohmann::json::exception& e) {
+    *error = path + ": " + e.what();
+    return false;
+  }
   g.source = path;
   *gpu = g;
   return true;

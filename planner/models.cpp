@@ -169,6 +169,14 @@ bool model_from_json(const std::string& json_text, ModelConfig* model, std::stri
     *error = "gqa attention needs heads, kv_heads and head_dim";
     return false;
   }
+  if (m.dense_layers < 0 || m.dense_layers > m.layers) {
+    *error = "dense_layers must be between 0 and layers";
+    return false;
+  }
+  if (m.dense_layers > 0 && m.intermediate <= 0) {
+    *error = "dense layers need an intermediate";
+    return false;
+  }
   if (m.intermediate <= 0 && m.experts <= 0) {
     *error = "a model needs an intermediate (dense MLP) or experts";
     return false;

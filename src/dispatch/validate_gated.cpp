@@ -69,6 +69,7 @@ Status validate_gated_args(const GatedArgs& args) {
   if (args.M < 0) return invalid("M (" + num(args.M) + ") must be >= 0");
   constexpr std::int64_t kIntMax = std::numeric_limits<std::int32_t>::max();
   if (args.M > kIntMax || 2 * w.N > kIntMax || w.K > kIntMax) return invalid("M, 2N and K must be < 2^31");
+  if (args.ldx > kIntMax || args.ldo > kIntMax) return invalid("ldx and ldo must be < 2^31");
   if (w.ld != w.K) return invalid("the packed weight's ld (" + num(w.ld) + ") must equal K (" + num(w.K) + ")");
   if (!(args.limit > 0.0f)) return invalid("limit must be > 0 (infinity: no clamp)");
   if (!std::isfinite(args.scale)) return invalid("scale must be finite");

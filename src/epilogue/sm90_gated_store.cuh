@@ -186,11 +186,12 @@ struct Sm90GatedStore {
       }
 
       const GatedMath& math = params_ptr->math;
-      if (math.limit < std::numeric_limits<float>::infinity()) {  // uniform; fminf would turn NaN into the limit
+      if (math.limit < std::numeric_limits<float>::infinity()) {  // uniform across the launch
+        // Comparisons rather than fminf/fmaxf, which would turn a NaN into the limit.
         CUTLASS_PRAGMA_UNROLL
         for (int k = 0; k < kPairs; ++k) {
-          gate[k] = fminf(gate[k], math.limit);
-          up[k] = fminf(fmaxf(up[k], -math.limit), math.limit);
+          gate[k] = gate[k] > math.limit ? math.limit : gate[k];
+          up[k] = up[k] > math.limit ? math.limit : (up[k] < -math.limit ? -math.limit : up[k]);
         }
       }
       activate(gate, math.activation);

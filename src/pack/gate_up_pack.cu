@@ -42,6 +42,7 @@ Status launched(const char* what) {
 
 Status pack_gate_up(const GateUpSource& src, void* packed_weight, float* packed_bias, PackedGateUp* packed,
                     cudaStream_t stream) {
+  if (packed == nullptr) return Status::invalid_argument("pack_gate_up: the PackedGateUp output is null");
   if (Status s = detail::check_pack_args(src, packed_weight, packed_bias, /*device=*/true); !s.ok()) return s;
   const std::int64_t vec_elems = 16 / static_cast<std::int64_t>(dtype_bytes(src.dtype));
   copy_gate_up_rows<true><<<static_cast<unsigned>(2 * src.N), kThreads, 0, stream>>>(

@@ -1,6 +1,7 @@
 // Host pack/unpack of the kGateUpBlocks8 layout and the rules every pack function shares.
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "epifuse/gate_up_packing.hpp"
@@ -23,6 +24,7 @@ bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_by
 Status check_sizes(std::int64_t N, std::int64_t K, DType dtype) {
   if (dtype != DType::kBF16 && dtype != DType::kFP16) return invalid("dtype must be bf16 or fp16");
   if (N <= 0 || N % 8 != 0) return invalid("N (" + std::to_string(N) + ") must be a positive multiple of 8");
+  if (2 * N > std::numeric_limits<std::int32_t>::max()) return invalid("2N must be < 2^31");
   if (K <= 0 || K % 8 != 0) return invalid("K (" + std::to_string(K) + ") must be a positive multiple of 8");
   return Status::success();
 }
@@ -111,6 +113,7 @@ GateUpSource gate_up_from_fused(const void* fused, const float* fused_bias, std:
 }
 
 Status pack_gate_up_host(const GateUpSource& src, void* packed_weight, float* packed_bias, PackedGateUp* packed) {
+  if (packed == nullptr) return Status::invalid_argument("pack_gate_up: the PackedGateUp output is null");
   if (Status s = detail::check_pack_args(src, packed_weight, packed_bias, /*device=*/false); !s.ok()) return s;
   const std::size_t row_bytes = static_cast<std::size_t>(src.K) * dtype_bytes(src.dtype);
   const std::size_t src_stride = static_cast<std::size_t>(src.ld) * dtype_bytes(src.dtype);

@@ -158,6 +158,32 @@ TEST_F(GatedBehavior, RejectedCallsLeaveTheOutputUntouched) {
   for (std::uint8_t b : p.out().download()) ASSERT_EQ(b, kPoisonByte);
 }
 
+// A NaN in x reaches the output of its row with and without the clamp (the clamp must not turn
+// NaN into the limit), and the other rows stay finite.
+TEST_F(GatedBehavior, NaNInputPropagatesThroughTheClamp) {
+  for (float limit : {0.0f, 0.75f}) {
+    GatedCase c{40, 1000, 520};
+    c.limit = limit;
+    GatedProblem p(c, seed_of(c));
+    const std::uint16_t nan_bits = 0x7FC0;  // bf16 quiet NaN
+    EPIFUSE_CHECK_CUDA(cudaMemcpy(const_cast<void*>(p.args().x), &nan_bits, sizeof nan_bits, cudaMemcpyHostToDevice));
+    p.poison_output();
+    ASSERT_TRUE(gated_mlp(p.args(), nullptr).ok());
+    EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+    const std::vector<std::uint8_t> out = p.out().download();
+    std::int64_t nan_in_row0 = 0, nonfinite_elsewhere = 0;
+    for (std::int64_t m = 0; m < c.M; ++m) {
+      for (std::int64_t n = 0; n < c.N; ++n) {
+        const bool finite = std::isfinite(reference::load_as_float(out.data(), DType::kBF16, m * c.N + n));
+        if (m == 0) nan_in_row0 += !finite;
+        else nonfinite_elsewhere += !finite;
+      }
+    }
+    EXPECT_EQ(nan_in_row0, c.N) << "limit " << limit;
+    EXPECT_EQ(nonfinite_elsewhere, 0) << "limit " << limit;
+  }
+}
+
 // The device pack matches the host pack byte for byte (both checkpoint orders), and the device
 // unpack returns the original weights and biases.
 TEST_F(GatedBehavior, DevicePackingMatchesHostAndRoundTrips) {

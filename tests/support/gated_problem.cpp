@@ -42,13 +42,14 @@ std::vector<std::int64_t> reference_cols(std::int64_t N, std::int64_t K, std::ui
     return cols;
   }
   std::set<std::int64_t> picked;
-  for (std::int64_t n = 0; n < 16; ++n) picked.insert({n, N - 1 - n});  // both ends, whole 8-blocks
+  for (std::int64_t n = 0; n < std::min<std::int64_t>(16, N); ++n) picked.insert({n, N - 1 - n});  // both ends
   for (std::int64_t edge : {64, 128, 256}) {
     for (std::int64_t n = edge - 8; n < edge + 8 && n < N; ++n) picked.insert(n);  // tile edges
   }
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<std::int64_t> any(0, N - 1);
-  while (static_cast<int>(picked.size()) < kSampledCols) picked.insert(any(rng));
+  const std::size_t wanted = static_cast<std::size_t>(std::min<std::int64_t>(kSampledCols, N));
+  while (picked.size() < wanted) picked.insert(any(rng));
   return {picked.begin(), picked.end()};
 }
 

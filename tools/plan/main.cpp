@@ -6,6 +6,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,11 @@ bool parse_shape(const std::string& text, GemmShape* s) {
   static const std::regex pattern(R"((\d+)x(\d+)x(\d+))");
   std::smatch m;
   if (!std::regex_match(text, m, pattern)) return false;
-  *s = {std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3])};
+  try {
+    *s = {std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3])};
+  } catch (const std::out_of_range&) {
+    return false;
+  }
   return s->M > 0 && s->N > 0 && s->K > 0;
 }
 
@@ -39,7 +44,11 @@ bool parse_tile(const std::string& text, Tile* t) {
   static const std::regex pattern(R"((\d+)x(\d+))");
   std::smatch m;
   if (!std::regex_match(text, m, pattern)) return false;
-  *t = {std::stoi(m[1]), std::stoi(m[2])};
+  try {
+    *t = {std::stoi(m[1]), std::stoi(m[2])};
+  } catch (const std::out_of_range&) {
+    return false;
+  }
   return t->m > 0 && t->n > 0;
 }
 
@@ -76,6 +85,9 @@ int main(int argc, char** argv) {
   Precision precision;
   if (!parse_precision(dtype, &precision)) return fail("--dtype must be fp16, bf16 or fp8, got '" + dtype + "'");
   Gpu gpu;
+  for (std::int64_t c : chunks) {
+    if (c <= 0) return fail("--chunk must be positive");
+  }
   if (!ceilings.empty()) {
     std::string error;
     if (!gpu_from_bench_json(ceilings, &gpu, &error)) return fail(error);

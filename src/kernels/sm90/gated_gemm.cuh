@@ -95,6 +95,10 @@ class GatedGemmKernel {
     hw_info.sm_count = config.sm_count;
     typename Kernel::TileSchedulerArguments scheduler;
     scheduler.max_swizzle_size = config.max_swizzle;
+    using Raster = cutlass::gemm::kernel::detail::RasterOrderOptions;
+    scheduler.raster_order = config.raster == RasterOrder::kAlongM   ? Raster::AlongM
+                             : config.raster == RasterOrder::kAlongN ? Raster::AlongN
+                                                                     : Raster::Heuristic;
 
     return typename Gemm::Arguments{
         cutlass::gemm::GemmUniversalMode::kGemm,
