@@ -56,7 +56,7 @@ enum class FusedGateUpOrder { kGateThenUp, kUpThenGate };
 GateUpSource gate_up_from_fused(const void* fused, const float* fused_bias, std::int64_t N, std::int64_t K,
                                 std::int64_t ld, DType dtype, FusedGateUpOrder order);
 
-// Rules (kInvalidArgument otherwise, nothing written): N, K > 0 and multiples of 8; ld ≥ K;
+// Rules (kInvalidArgument otherwise, nothing written): N, K > 0 and multiples of 8, 2N < 2^31; ld ≥ K;
 // bf16 or fp16; gate, up and the destinations non-null and not overlapping; biases both or neither
 // (and packed_bias non-null with them). The device versions also need 16-byte aligned weights
 // and ld a multiple of 8.

@@ -10,7 +10,8 @@
 // gate ← min(gate, limit), up ← clamp(up, −limit, limit) before act(gate)·up.
 //
 // Rules, checked before anything is launched (kInvalidArgument, nothing written otherwise):
-//   M ≥ 0 (M = 0 is a no-op), M < 2^31; W packed (layout kGateUpBlocks8), N, K > 0, multiples of 8;
+//   M ≥ 0 (M = 0 is a no-op), M, 2N, K, ldx, ldo < 2^31; W packed (layout kGateUpBlocks8), N, K > 0,
+//   multiples of 8;
 //   args.N equal to the packed weight's N;
 //   ldx ≥ K and ldo ≥ N, multiples of 8 elements (16-byte TMA strides); x, W, out 16-byte
 //   aligned, bias 4-byte aligned; x, W and out of the same dtype; limit > 0; scale finite;
