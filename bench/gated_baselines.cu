@@ -100,11 +100,7 @@ __global__ void __launch_bounds__(kThreads) elementwise_kernel(const uint4* a, s
 }
 
 device::ActivationProgram program_for(GatedActivation a) {
-  const Activation kind = a == GatedActivation::kSwiGLU     ? Activation::kSiLU
-                          : a == GatedActivation::kGeGLUTanh ? Activation::kGeluTanh
-                          : a == GatedActivation::kGeGLUErf  ? Activation::kGeluErf
-                                                             : Activation::kReLU;
-  return device::compile_activation(kind, 0.0f, 0.0f, 0.0f);
+  return device::compile_activation(gate_activation(a), 0.0f, 0.0f, 0.0f);
 }
 
 template <int kMode>

@@ -261,12 +261,8 @@ std::vector<Shape> default_gated_shapes() {
 
 void run_gated_suite(const GatedSuiteOptions& options, const DeviceFacts& device, const Ceilings& ceilings,
                      std::vector<Row>* rows) {
-  for (std::size_t i = 0; i < options.shapes.size(); ++i) {
-    const Shape& s = options.shapes[i];
-    std::fprintf(stderr, "[gated] shape %zu/%zu: %lldx%lldx%lld\n", i + 1, options.shapes.size(),
-                 static_cast<long long>(s.M), static_cast<long long>(s.N), static_cast<long long>(s.K));
-    GatedShapeRun(options, device, ceilings, s).run(rows);
-  }
+  for_each_shape("gated", options.shapes,
+                 [&](const Shape& s) { GatedShapeRun(options, device, ceilings, s).run(rows); });
 }
 
 }  // namespace epifuse::bench

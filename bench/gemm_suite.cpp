@@ -386,12 +386,7 @@ std::vector<Shape> default_gemm_shapes() {
 
 void run_gemm_suite(const GemmSuiteOptions& options, const DeviceFacts& device, const Ceilings& ceilings,
                     std::vector<Row>* rows) {
-  for (std::size_t i = 0; i < options.shapes.size(); ++i) {
-    const Shape& s = options.shapes[i];
-    std::fprintf(stderr, "[gemm] shape %zu/%zu: %lldx%lldx%lld\n", i + 1, options.shapes.size(),
-                 static_cast<long long>(s.M), static_cast<long long>(s.N), static_cast<long long>(s.K));
-    ShapeRun(options, device, ceilings, s).run(rows);
-  }
+  for_each_shape("gemm", options.shapes, [&](const Shape& s) { ShapeRun(options, device, ceilings, s).run(rows); });
 }
 
 }  // namespace epifuse::bench

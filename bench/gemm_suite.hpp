@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,17 @@ namespace epifuse::bench {
 struct Shape {
   std::int64_t M = 0, N = 0, K = 0;
 };
+
+// Runs `run_shape` on each shape with a progress line on stderr ("[op] shape i/n: MxNxK").
+template <class RunShape>
+void for_each_shape(const char* op, const std::vector<Shape>& shapes, RunShape run_shape) {
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const Shape& s = shapes[i];
+    std::fprintf(stderr, "[%s] shape %zu/%zu: %lldx%lldx%lld\n", op, i + 1, shapes.size(), static_cast<long long>(s.M),
+                 static_cast<long long>(s.N), static_cast<long long>(s.K));
+    run_shape(s);
+  }
+}
 
 struct GemmSuiteOptions {
   std::vector<Shape> shapes;

@@ -8,26 +8,12 @@
 #include "reference/numeric.hpp"
 
 namespace epifuse::reference {
-namespace {
-
-Activation activation_of(GatedActivation a) {
-  switch (a) {
-    case GatedActivation::kSwiGLU: return Activation::kSiLU;
-    case GatedActivation::kGeGLUTanh: return Activation::kGeluTanh;
-    case GatedActivation::kGeGLUErf: return Activation::kGeluErf;
-    case GatedActivation::kReGLU: return Activation::kReLU;
-  }
-  return Activation::kIdentity;
-}
-
-}  // namespace
-
 double gated_value(const GatedOperands& g, double gate, double up) {
   if (g.limit > 0.0 && std::isfinite(g.limit)) {
     gate = std::min(gate, g.limit);
     up = std::clamp(up, -g.limit, g.limit);
   }
-  return g.scale * activate({activation_of(g.activation)}, gate) * up;
+  return g.scale * activate({gate_activation(g.activation)}, gate) * up;
 }
 
 GateUpValues gate_up_rows(const GatedOperands& g, const std::vector<std::int64_t>& rows) {

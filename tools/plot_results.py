@@ -41,28 +41,35 @@ def model_name(n, k):
     return MODELS.get((n, k), f"N={n}, K={k}")
 
 
-def plot_throughput(report, rows, out):
-    groups = defaultdict(lambda: defaultdict(list))
-    for r in rows:
-        label = r["impl"] if r["op"] == "gated" else f"{r['impl']} ({r['epilogue']})"
-        groups[(r["N"], r["K"])][label].append((r["M"], r["tflops"]))
-    fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups), 4), squeeze=False)
+def plot_per_model(report, groups, ylabel, reference_line, filename, out):
+    """One panel per model (N, K): a line against M for each series in groups[(N, K)][label]."""
+    fig, axes = plt.subplots(1, max(len(groups), 1), figsize=(5 * max(len(groups), 1), 4), squeeze=False)
     for ax, (key, series) in zip(axes[0], sorted(groups.items())):
         for label, points in sorted(series.items()):
             points.sort()
             ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
-        ax.axhline(report["ceilings"]["peak_tflops"], color="gray", ls="--", lw=1, label="cuBLASLt peak (measured)")
+        ax.axhline(reference_line["y"], color="gray", lw=1, ls=reference_line.get("ls", "-"),
+                   label=reference_line.get("label"))
         ax.set_xscale("log", base=2)
         ax.set_xlabel("M (tokens)")
-        ax.set_ylabel("TFLOP/s")
+        ax.set_ylabel(ylabel)
         ax.set_title(model_name(*key))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     fig.suptitle(f"{report['gpu']}, commit {report['commit'][:10]}")
     fig.tight_layout()
-    path = os.path.join(out, "tflops_vs_m.png")
+    path = os.path.join(out, filename)
     fig.savefig(path, dpi=120)
     return path
+
+
+def plot_throughput(report, rows, out):
+    groups = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        label = r["impl"] if r["op"] == "gated" else f"{r['impl']} ({r['epilogue']})"
+        groups[(r["N"], r["K"])][label].append((r["M"], r["tflops"]))
+    peak = {"y": report["ceilings"]["peak_tflops"], "ls": "--", "label": "cuBLASLt peak (measured)"}
+    return plot_per_model(report, groups, "TFLOP/s", peak, "tflops_vs_m.png", out)
 
 
 def plot_speedup(report, rows, out):
@@ -74,23 +81,7 @@ def plot_speedup(report, rows, out):
             if key in r:
                 suffix = "" if r["op"] == "gated" else f" ({r['epilogue']})"
                 groups[(r["N"], r["K"])][label + suffix].append((r["M"], r[key]))
-    fig, axes = plt.subplots(1, max(len(groups), 1), figsize=(5 * max(len(groups), 1), 4), squeeze=False)
-    for ax, (key, series) in zip(axes[0], sorted(groups.items())):
-        for label, points in sorted(series.items()):
-            points.sort()
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
-        ax.axhline(1.0, color="gray", lw=1)
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("M (tokens)")
-        ax.set_ylabel("speed-up of epifuse (x)")
-        ax.set_title(model_name(*key))
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.suptitle(f"{report['gpu']}, commit {report['commit'][:10]}")
-    fig.tight_layout()
-    path = os.path.join(out, "speedup_vs_m.png")
-    fig.savefig(path, dpi=120)
-    return path
+    return plot_per_model(report, groups, "speed-up of epifuse (x)", {"y": 1.0}, "speedup_vs_m.png", out)
 
 
 def plot_roofline(report, rows, out):

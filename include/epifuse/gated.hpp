@@ -25,6 +25,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "epifuse/epilogue/activation.hpp"
 #include "epifuse/gate_up_packing.hpp"
 #include "epifuse/status.hpp"
 #include "epifuse/types.hpp"
@@ -39,6 +40,17 @@ enum class GatedActivation {
 };
 
 const char* to_string(GatedActivation a);
+
+// The activation applied to the gate.
+constexpr Activation gate_activation(GatedActivation a) {
+  switch (a) {
+    case GatedActivation::kSwiGLU: return Activation::kSiLU;
+    case GatedActivation::kGeGLUTanh: return Activation::kGeluTanh;
+    case GatedActivation::kGeGLUErf: return Activation::kGeluErf;
+    case GatedActivation::kReGLU: return Activation::kReLU;
+  }
+  return Activation::kIdentity;
+}
 
 struct GatedArgs {
   std::int64_t M = 0;

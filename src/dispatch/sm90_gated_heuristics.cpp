@@ -4,13 +4,13 @@
 //                 on its N side (a 64-token tile trailed it by 4-27 % at M <= 32)
 //   M <= 128   -> pingpong 128x128, cluster 1x2
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
-//              -> cooperative 128x256, cluster 1x2: its larger tile reads x and the weight from
-//                 L2 half as often, which these sizes need; pingpong trailed it by 3-7 %
+//              -> cooperative 128x256, cluster 1x2: pingpong trailed it by 3-6 % (its larger tile
+//                 loads 3/4 of the operand bytes per FLOP of a 128x128 tile: a likely cause, not measured)
 //   M <= 4096  -> pingpong 128x128, cluster 2x1 (weight tiles multicast to the 2 CTAs of a cluster)
-//   otherwise  -> pingpong 128x128, cluster 1x2 (the 2x1 cluster lost 25-40 % at M >= 8192)
+//   otherwise  -> pingpong 128x128, cluster 1x2 (the 2x1 cluster lost 3-33 % at M >= 8192, most with large N·K)
 // Pingpong overlaps one warpgroup's gated epilogue (activation, pairing, smem and TMA stores) with
-// the other's mainloop; the cooperative kernel, where the tensor cores wait for the epilogue,
-// trailed it by 3-10 % at 256 <= M <= 2048. A dtype with fewer kernels (fp16) falls back to its
+// the other's mainloop; the cooperative kernels, where the tensor cores wait for the epilogue,
+// trailed it by 0.2-20 % at 256 <= M <= 4096. A dtype with fewer kernels (fp16) falls back to its
 // cooperative 1x2 kernel (M > 64) or its swapped 128x64 kernel.
 #include "dispatch/sm90_gated_heuristics.hpp"
 

@@ -5,32 +5,17 @@
 #include <string>
 #include <vector>
 
+#include "dispatch/byte_ranges.hpp"
 #include "epifuse/gemm.hpp"
 
 namespace epifuse {
 namespace {
 
-// Half-open byte range [begin, end) of an operand in device memory.
-struct ByteRange {
-  const char* name;
-  std::uintptr_t begin;
-  std::uintptr_t end;
-};
-
-ByteRange matrix_range(const char* name, const void* ptr, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                       std::size_t elem_bytes) {
-  const auto begin = reinterpret_cast<std::uintptr_t>(ptr);
-  const auto elems = static_cast<std::uintptr_t>((rows - 1) * ld + cols);
-  return {name, begin, begin + elems * elem_bytes};
-}
-
-ByteRange vector_range(const char* name, const void* ptr, std::int64_t length) {
-  return matrix_range(name, ptr, 1, length, length, sizeof(float));
-}
-
-bool overlaps(const ByteRange& a, const ByteRange& b) { return a.begin < b.end && b.begin < a.end; }
-
-bool aligned(const void* ptr, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(ptr) % bytes == 0; }
+using detail::aligned;
+using detail::ByteRange;
+using detail::matrix_range;
+using detail::overlaps;
+using detail::vector_range;
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "dispatch/byte_ranges.hpp"
 #include "epifuse/gated.hpp"
 
 namespace epifuse {
@@ -15,17 +16,9 @@ Status invalid(const std::string& message) { return Status::invalid_argument("ga
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
-bool aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
-
-// Half-open byte range of a row-major [rows, ld] operand.
-struct Range {
-  std::uintptr_t begin, end;
-};
-Range range(const void* p, std::int64_t rows, std::int64_t cols, std::int64_t ld, std::size_t elem) {
-  const auto b = reinterpret_cast<std::uintptr_t>(p);
-  return {b, b + static_cast<std::uintptr_t>((rows - 1) * ld + cols) * elem};
-}
-bool overlaps(Range a, Range b) { return a.begin < b.end && b.begin < a.end; }
+using detail::aligned;
+using detail::matrix_range;
+using detail::overlaps;
 
 Status check_stride(const char* name, std::int64_t ld, const char* min_name, std::int64_t min) {
   if (ld < min) return invalid(std::string(name) + " (" + num(ld) + ") must be >= " + min_name + " (" + num(min) + ")");
@@ -89,10 +82,10 @@ Status validate_gated_args(const GatedArgs& args) {
   if (Status s = check_stride("ldo", args.ldo, "N", w.N); !s.ok()) return s;
 
   const std::size_t elem = dtype_bytes(w.dtype);
-  const Range out = range(args.out, args.M, w.N, args.ldo, elem);
-  if (overlaps(out, range(args.x, args.M, w.K, args.ldx, elem))) return invalid("out overlaps x");
-  if (overlaps(out, range(w.weight, 2 * w.N, w.K, w.ld, elem))) return invalid("out overlaps the weight");
-  if (w.bias != nullptr && overlaps(out, range(w.bias, 1, 2 * w.N, 2 * w.N, sizeof(float)))) {
+  const detail::ByteRange out = matrix_range("out", args.out, args.M, w.N, args.ldo, elem);
+  if (overlaps(out, matrix_range("x", args.x, args.M, w.K, args.ldx, elem))) return invalid("out overlaps x");
+  if (overlaps(out, matrix_range("weight", w.weight, 2 * w.N, w.K, w.ld, elem))) return invalid("out overlaps the weight");
+  if (w.bias != nullptr && overlaps(out, detail::vector_range("bias", w.bias, 2 * w.N))) {
     return invalid("out overlaps the bias");
   }
   return Status::success();

@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "dispatch/byte_ranges.hpp"
 #include "epifuse/gate_up_packing.hpp"
 #include "pack/gate_up_pack_rules.hpp"
 
@@ -13,12 +14,10 @@ namespace {
 
 Status invalid(const std::string& what) { return Status::invalid_argument("pack_gate_up: " + what); }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) { return aligned(p, 16); }
 
 bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
-  if (a == nullptr || b == nullptr) return false;
-  const auto a0 = reinterpret_cast<std::uintptr_t>(a), b0 = reinterpret_cast<std::uintptr_t>(b);
-  return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
+  return overlaps(bytes_range("a", a, a_bytes), bytes_range("b", b, b_bytes));
 }
 
 Status check_sizes(std::int64_t N, std::int64_t K, DType dtype) {

@@ -52,6 +52,46 @@ struct KernelConfig {
   static constexpr bool kSwapAB = kSwapAB_;
 };
 
+// The persistent scheduler's knobs and the device facts CUTLASS's kernels take, from `config`.
+template <class Kernel>
+typename Kernel::TileSchedulerArguments scheduler_arguments(const LaunchConfig& config) {
+  typename Kernel::TileSchedulerArguments scheduler;
+  scheduler.max_swizzle_size = config.max_swizzle;
+  using Raster = cutlass::gemm::kernel::detail::RasterOrderOptions;
+  scheduler.raster_order = config.raster == RasterOrder::kAlongM   ? Raster::AlongM
+                           : config.raster == RasterOrder::kAlongN ? Raster::AlongN
+                                                                   : Raster::Heuristic;
+  return scheduler;
+}
+
+inline cutlass::KernelHardwareInfo hardware_info(const LaunchConfig& config) {
+  cutlass::KernelHardwareInfo hw_info;
+  hw_info.device_id = config.device;
+  hw_info.sm_count = config.sm_count;
+  return hw_info;
+}
+
+// can_implement, initialize, run on `stream`, each failure as a Status naming the step.
+template <class Gemm>
+Status launch_cutlass(const typename Gemm::Arguments& arguments, void* workspace, cudaStream_t stream) {
+  Gemm gemm;
+  cutlass::Status status = gemm.can_implement(arguments);
+  if (status != cutlass::Status::kSuccess) {
+    return Status::internal(std::string("CUTLASS can_implement refused validated arguments: ") +
+                            cutlass::cutlassGetStatusString(status));
+  }
+  status = gemm.initialize(arguments, workspace, stream);
+  if (status != cutlass::Status::kSuccess) {
+    return Status::cuda_error(std::string("CUTLASS initialize failed: ") + cutlass::cutlassGetStatusString(status));
+  }
+  status = gemm.run(stream);
+  if (status != cutlass::Status::kSuccess) {
+    return Status::cuda_error(std::string("kernel launch failed: ") + cutlass::cutlassGetStatusString(status) +
+                              " (" + cudaGetErrorString(cudaGetLastError()) + ")");
+  }
+  return Status::success();
+}
+
 template <class T> struct DTypeOf;
 template <> struct DTypeOf<cutlass::bfloat16_t> { static constexpr DType kValue = DType::kBF16; };
 template <> struct DTypeOf<cutlass::half_t> { static constexpr DType kValue = DType::kFP16; };
@@ -124,24 +164,13 @@ class GemmKernel {
     const auto* c = static_cast<const ElementC*>(residual ? residual : args.D);
     const std::int64_t ldc = residual ? args.epilogue.ldc : args.ldd;
 
-    cutlass::KernelHardwareInfo hw_info;
-    hw_info.device_id = config.device;
-    hw_info.sm_count = config.sm_count;
-
-    typename Kernel::TileSchedulerArguments scheduler;
-    scheduler.max_swizzle_size = config.max_swizzle;
-    using Raster = cutlass::gemm::kernel::detail::RasterOrderOptions;
-    scheduler.raster_order = config.raster == RasterOrder::kAlongM   ? Raster::AlongM
-                             : config.raster == RasterOrder::kAlongN ? Raster::AlongN
-                                                                     : Raster::Heuristic;
-
     return typename Gemm::Arguments{
         cutlass::gemm::GemmUniversalMode::kGemm,
         {gemm_m, gemm_n, static_cast<int>(args.K), 1},
         {gemm_a, stride_a, gemm_b, stride_b},
         {tree, c, output_stride(ldc), d, output_stride(args.ldd)},
-        hw_info,
-        scheduler,
+        hardware_info(config),
+        scheduler_arguments<Kernel>(config),
     };
   }
 
@@ -152,23 +181,7 @@ class GemmKernel {
   // Launches on `stream`. The caller has validated `args` (validate_gemm_args) and sized the workspace.
   static Status run(const GemmArgs& args, const TreeArguments& tree, const LaunchConfig& config,
                     cudaStream_t stream) {
-    const typename Gemm::Arguments gemm_args = arguments(args, tree, config);
-    Gemm gemm;
-    cutlass::Status status = gemm.can_implement(gemm_args);
-    if (status != cutlass::Status::kSuccess) {
-      return Status::internal(std::string("CUTLASS can_implement refused validated arguments: ") +
-                              cutlass::cutlassGetStatusString(status));
-    }
-    status = gemm.initialize(gemm_args, args.workspace, stream);
-    if (status != cutlass::Status::kSuccess) {
-      return Status::cuda_error(std::string("CUTLASS initialize failed: ") + cutlass::cutlassGetStatusString(status));
-    }
-    status = gemm.run(stream);
-    if (status != cutlass::Status::kSuccess) {
-      return Status::cuda_error(std::string("kernel launch failed: ") + cutlass::cutlassGetStatusString(status) +
-                                " (" + cudaGetErrorString(cudaGetLastError()) + ")");
-    }
-    return Status::success();
+    return launch_cutlass<Gemm>(arguments(args, tree, config), args.workspace, stream);
   }
 
   static GemmKernelInfo info(const char* name, EpilogueCoverage coverage) {

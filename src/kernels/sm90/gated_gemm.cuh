@@ -90,34 +90,20 @@ class GatedGemmKernel {
     const typename GateUp::Arguments gate_up = {{}, {args.w.bias, 0.0f, {}}, {}};
     const typename Tree::Arguments tree = {gate_up, {static_cast<ElementAB*>(args.out), stride_out, math}};
 
-    cutlass::KernelHardwareInfo hw_info;
-    hw_info.device_id = config.device;
-    hw_info.sm_count = config.sm_count;
-    typename Kernel::TileSchedulerArguments scheduler;
-    scheduler.max_swizzle_size = config.max_swizzle;
-    using Raster = cutlass::gemm::kernel::detail::RasterOrderOptions;
-    scheduler.raster_order = config.raster == RasterOrder::kAlongM   ? Raster::AlongM
-                             : config.raster == RasterOrder::kAlongN ? Raster::AlongN
-                                                                     : Raster::Heuristic;
-
     return typename Gemm::Arguments{
         cutlass::gemm::GemmUniversalMode::kGemm,
         {gemm_m, gemm_n, static_cast<int>(args.w.K), 1},
         {kSwapAB ? w : x, stride_a, kSwapAB ? x : w, stride_b},
         {tree, nullptr, {}, nullptr, {}},
-        hw_info,
-        scheduler,
+        hardware_info(config),
+        scheduler_arguments<Kernel>(config),
     };
   }
 
  public:
   static device::GatedMath gated_math(const GatedArgs& args) {
     device::GatedMath math;
-    const Activation act = args.activation == GatedActivation::kSwiGLU     ? Activation::kSiLU
-                           : args.activation == GatedActivation::kGeGLUTanh ? Activation::kGeluTanh
-                           : args.activation == GatedActivation::kGeGLUErf  ? Activation::kGeluErf
-                                                                            : Activation::kReLU;
-    math.activation = device::compile_activation(act, 0.0f, 0.0f, 0.0f);
+    math.activation = device::compile_activation(gate_activation(args.activation), 0.0f, 0.0f, 0.0f);
     math.limit = args.limit;
     math.scale = args.scale;
     return math;
@@ -126,25 +112,8 @@ class GatedGemmKernel {
   // Launches on `stream`; the caller has validated `args`.
   static Status run(const GatedArgs& args, const LaunchConfig& config, cudaStream_t stream) {
     const typename Gemm::Arguments gemm_args = arguments(args, gated_math(args), config);
-    Gemm gemm;
-    if (Gemm::get_workspace_size(gemm_args) != 0) {
-      return Status::internal("gated kernel unexpectedly needs workspace");
-    }
-    cutlass::Status status = gemm.can_implement(gemm_args);
-    if (status != cutlass::Status::kSuccess) {
-      return Status::internal(std::string("CUTLASS can_implement refused validated arguments: ") +
-                              cutlass::cutlassGetStatusString(status));
-    }
-    status = gemm.initialize(gemm_args, nullptr, stream);
-    if (status != cutlass::Status::kSuccess) {
-      return Status::cuda_error(std::string("CUTLASS initialize failed: ") + cutlass::cutlassGetStatusString(status));
-    }
-    status = gemm.run(stream);
-    if (status != cutlass::Status::kSuccess) {
-      return Status::cuda_error(std::string("kernel launch failed: ") + cutlass::cutlassGetStatusString(status) +
-                                " (" + cudaGetErrorString(cudaGetLastError()) + ")");
-    }
-    return Status::success();
+    if (Gemm::get_workspace_size(gemm_args) != 0) return Status::internal("gated kernel unexpectedly needs workspace");
+    return launch_cutlass<Gemm>(gemm_args, nullptr, stream);
   }
 
   static detail::Sm90GatedKernelEntry entry(const char* name) {
