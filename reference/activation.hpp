@@ -1,4 +1,5 @@
-// fp64 mirror of src/epilogue/activation.cuh: the closed forms of epifuse::Activation.
+// fp64 mirror of src/epilogue/activation.cuh: the closed forms of epifuse::Activation, by cases
+// where include/epifuse/epilogue/activation.hpp defines them so (NaN in, NaN out).
 #pragma once
 
 #include "epifuse/epilogue/activation.hpp"

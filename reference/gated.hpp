@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "epifuse/gated.hpp"
+#include "epifuse/gated_mlp.hpp"
 #include "epifuse/types.hpp"
 
 namespace epifuse::reference {

@@ -7,21 +7,28 @@
 
 namespace epifuse::reference {
 
-std::vector<double> gemm_rows(const GemmOperands& g, const std::vector<std::int64_t>& rows) {
-  const std::int64_t R = static_cast<std::int64_t>(rows.size());
-  std::vector<double> acc(static_cast<std::size_t>(R * g.N));
+std::vector<double> gemm_cells(const GemmOperands& g, const Cells& cells) {
+  const auto R = static_cast<std::int64_t>(cells.rows.size());
+  const auto C = static_cast<std::int64_t>(cells.cols.size());
+  std::vector<double> acc(cells.size());
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t r = 0; r < R; ++r) {
-    for (std::int64_t n = 0; n < g.N; ++n) {
-      const float* a = g.A + rows[r] * g.lda;
-      const float* b = g.B + n * g.ldb;
+    for (std::int64_t c = 0; c < C; ++c) {
+      const float* a = g.A + cells.rows[r] * g.lda;
+      const float* b = g.B + cells.cols[c] * g.ldb;
       double sum = 0.0;
 #pragma omp simd reduction(+ : sum)
       for (std::int64_t k = 0; k < g.K; ++k) sum += static_cast<double>(a[k]) * static_cast<double>(b[k]);
-      acc[r * g.N + n] = sum;
+      acc[r * C + c] = sum;
     }
   }
   return acc;
+}
+
+std::vector<double> gemm_rows(const GemmOperands& g, const std::vector<std::int64_t>& rows) {
+  Cells cells{rows, std::vector<std::int64_t>(static_cast<std::size_t>(g.N))};
+  for (std::int64_t n = 0; n < g.N; ++n) cells.cols[n] = n;
+  return gemm_cells(g, cells);
 }
 
 namespace {
@@ -41,29 +48,30 @@ double linear_activation(const EpilogueOperands& e, std::int64_t m, std::int64_t
   return activate(e.activation, z) + residual_at(e, m, n);
 }
 
-std::vector<double> fused_rows(const EpilogueOperands& e, const std::vector<std::int64_t>& rows, std::int64_t N,
-                               const std::vector<double>& acc) {
+std::vector<double> fused_cells(const EpilogueOperands& e, const Cells& cells, const std::vector<double>& acc) {
   std::vector<double> y(acc.size());
-  const std::int64_t R = static_cast<std::int64_t>(rows.size());
+  const auto R = static_cast<std::int64_t>(cells.rows.size());
+  const auto C = static_cast<std::int64_t>(cells.cols.size());
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t r = 0; r < R; ++r) {
-    for (std::int64_t n = 0; n < N; ++n) y[r * N + n] = linear_activation(e, rows[r], n, acc[r * N + n]);
+    for (std::int64_t c = 0; c < C; ++c) y[r * C + c] = linear_activation(e, cells.rows[r], cells.cols[c], acc[r * C + c]);
   }
   return y;
 }
 
-std::vector<double> unfused_rows(const EpilogueOperands& e, DType dtype, const std::vector<std::int64_t>& rows,
-                                 std::int64_t N, const std::vector<double>& acc) {
+std::vector<double> unfused_cells(const EpilogueOperands& e, DType dtype, const Cells& cells,
+                                  const std::vector<double>& acc) {
   std::vector<double> y(acc.size());
-  const std::int64_t R = static_cast<std::int64_t>(rows.size());
+  const auto R = static_cast<std::int64_t>(cells.rows.size());
+  const auto C = static_cast<std::int64_t>(cells.cols.size());
   const bool residual_first = e.residual_order == ResidualOrder::kBeforeActivation;
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t r = 0; r < R; ++r) {
-    for (std::int64_t n = 0; n < N; ++n) {
-      const std::int64_t m = rows[r];
+    for (std::int64_t c = 0; c < C; ++c) {
+      const std::int64_t m = cells.rows[r], n = cells.cols[c];
       // Each op reads the previous op's stored tensor and computes in fp32.
       auto store = [dtype](double v) { return static_cast<double>(round_to(dtype, static_cast<float>(v))); };
-      double t = store(acc[r * N + n]);
+      double t = store(acc[r * C + c]);
       if (e.alpha != 1.0) t = store(static_cast<float>(e.alpha) * static_cast<float>(t));
       if (e.row_scale) t = store(e.row_scale[m] * static_cast<float>(t));
       if (e.col_scale) t = store(e.col_scale[n] * static_cast<float>(t));
@@ -72,7 +80,7 @@ std::vector<double> unfused_rows(const EpilogueOperands& e, DType dtype, const s
       if (e.residual && residual_first) t = store(static_cast<float>(t) + static_cast<float>(residual_at(e, m, n)));
       if (e.activation.kind != Activation::kIdentity) t = store(static_cast<float>(activate(e.activation, t)));
       if (e.residual && !residual_first) t = store(static_cast<float>(t) + static_cast<float>(residual_at(e, m, n)));
-      y[r * N + n] = t;
+      y[r * C + c] = t;
     }
   }
   return y;

@@ -34,21 +34,28 @@ struct EpilogueOperands {
   ResidualOrder residual_order = ResidualOrder::kAfterActivation;
 };
 
-// acc[r, n] = Σ_k A[rows[r], k] · B[n, k] in fp64; row-major [rows.size(), N].
+// The elements a check computes: every (row, column) pair of `rows` × `cols`, row-major.
+struct Cells {
+  std::vector<std::int64_t> rows, cols;
+  std::size_t size() const { return rows.size() * cols.size(); }
+};
+
+// acc[r, c] = Σ_k A[rows[r], k] · B[cols[c], k] in fp64.
+std::vector<double> gemm_cells(const GemmOperands& g, const Cells& cells);
+// Every column: [rows.size(), N].
 std::vector<double> gemm_rows(const GemmOperands& g, const std::vector<std::int64_t>& rows);
 
 // Mirror of the device LinearActivation node for element (m, n).
 double linear_activation(const EpilogueOperands& e, std::int64_t m, std::int64_t n, double acc);
 
-// y = linear_activation(acc) for every element of `acc` (rows as in gemm_rows).
-std::vector<double> fused_rows(const EpilogueOperands& e, const std::vector<std::int64_t>& rows, std::int64_t N,
-                               const std::vector<double>& acc);
+// y = linear_activation(acc) for every cell.
+std::vector<double> fused_cells(const EpilogueOperands& e, const Cells& cells, const std::vector<double>& acc);
 
 // The unfused eager path: the GEMM's result stored in `dtype`, then each present op as its own
 // fp32 kernel whose result is stored in `dtype` (alpha, row_scale, col_scale, col_bias, row_bias,
 // residual and activation in epilogue order).
-std::vector<double> unfused_rows(const EpilogueOperands& e, DType dtype, const std::vector<std::int64_t>& rows,
-                                 std::int64_t N, const std::vector<double>& acc);
+std::vector<double> unfused_cells(const EpilogueOperands& e, DType dtype, const Cells& cells,
+                                  const std::vector<double>& acc);
 
 // Mirror of the reduction nodes over y [rows, N] (all rows of the problem for the column ones).
 struct Reductions {

@@ -1,6 +1,7 @@
 #include "reference/numeric.hpp"
 
 #include <cstring>
+#include <stdexcept>
 
 #include <cuda_fp16.h>
 
@@ -37,8 +38,21 @@ float load_as_float(const void* data, DType dtype, std::int64_t i) {
     case DType::kBF16: return bf16_to_float(static_cast<const std::uint16_t*>(data)[i]);
     case DType::kFP16: return fp16_to_float(static_cast<const std::uint16_t*>(data)[i]);
     case DType::kFP32: return static_cast<const float*>(data)[i];
+    case DType::kFP8E4M3:
+    case DType::kFP8E5M2: break;
   }
-  return 0.0f;
+  throw std::invalid_argument("load_as_float: no fp8 in the reference yet");
+}
+
+void store_float(void* data, DType dtype, std::int64_t i, float value) {
+  switch (dtype) {
+    case DType::kBF16: static_cast<std::uint16_t*>(data)[i] = float_to_bf16(value); return;
+    case DType::kFP16: static_cast<std::uint16_t*>(data)[i] = float_to_fp16(value); return;
+    case DType::kFP32: static_cast<float*>(data)[i] = value; return;
+    case DType::kFP8E4M3:
+    case DType::kFP8E5M2: break;
+  }
+  throw std::invalid_argument("store_float: no fp8 rounding in the reference yet");
 }
 
 float round_to(DType dtype, double value) {
@@ -47,8 +61,10 @@ float round_to(DType dtype, double value) {
     case DType::kBF16: return bf16_to_float(float_to_bf16(f));
     case DType::kFP16: return fp16_to_float(float_to_fp16(f));
     case DType::kFP32: return f;
+    case DType::kFP8E4M3:
+    case DType::kFP8E5M2: break;
   }
-  return f;
+  throw std::invalid_argument("round_to: no fp8 rounding in the reference yet");
 }
 
 }  // namespace epifuse::reference

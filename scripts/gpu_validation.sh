@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs the GPU proof of a build on a Hopper machine: unit and GPU tests, the example, the bench,
-# and compute-sanitizer (memcheck, racecheck) over a subset of the GPU suite. Logs and the bench
+# Runs the GPU proof of a build on a Hopper machine: unit, API and GPU tests (the first-call
+# graph-capture tests in a process of their own), the example, the bench, and compute-sanitizer
+# (memcheck, racecheck) over a subset of the GPU suite that runs every kernel. Logs and the bench
 # JSON go to OUT_DIR. Meant for a machine that runs prebuilt binaries (BIN_DIR: the test, bench
-# and example executables); on a machine with the toolchain, scripts/test.sh and scripts/bench.sh
-# do the same after building.
+# and example executables), from the repository root (the unit tests read bench/results); on a
+# machine with the toolchain, scripts/test.sh and scripts/bench.sh do the same after building.
 #   scripts/gpu_validation.sh BIN_DIR OUT_DIR [stage ...]    stages: tests bench gated accuracy sanitizer
 # BENCH_ARGS / GATED_ARGS add epifuse-bench gemm / gated arguments (e.g. --sweep, --shape);
 # ACCURACY_ARGS epifuse-bench gated-accuracy arguments (e.g. --inits 20).
@@ -36,12 +37,21 @@ done
 for stage in "${stages[@]}"; do
   case $stage in
     tests)
-      run unit_tests 60 "$bin/epifuse_unit_tests"
-      run gpu_tests "${GPU_TESTS_TIMEOUT:-400}" "$bin/epifuse_gpu_tests"
-      grep -E "^\[(case|gated)\]" "$out/gpu_tests.log" | awk '{print $1, $NF}' | sort | uniq -c
-      grep -E "^\[block\]" "$out/gpu_tests.log"
-      grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? from .* ran" "$out/gpu_tests.log" | tail -5
-      grep -E "^\[  FAILED  \]" "$out/gpu_tests.log" | head -20
+      run unit_tests 120 "$bin/epifuse_unit_tests"
+      tail -1 "$out/unit_tests.log"
+      run api_tests 60 "$bin/epifuse_api_tests"
+      tail -1 "$out/api_tests.log"
+      export EPIFUSE_GPU_SUMMARY="$out/gpu-test-summary.txt"
+      rm -f "$EPIFUSE_GPU_SUMMARY"
+      run gpu_tests "${GPU_TESTS_TIMEOUT:-500}" "$bin/epifuse_gpu_tests" --gtest_filter='-*FirstCall*'
+      run gpu_first_call_tests 120 "$bin/epifuse_gpu_tests" --gtest_filter='*FirstCall*'
+      for log in gpu_tests gpu_first_call_tests; do
+        grep -E "^\[(case|gated)\]" "$out/$log.log" | awk '{print $1, $NF}' | sort | uniq -c
+        grep -E "^\[block\]" "$out/$log.log"
+        grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? from .* ran" "$out/$log.log" | tail -5
+        grep -E "^\[  FAILED  \]" "$out/$log.log" | head -20
+      done
+      cat "$EPIFUSE_GPU_SUMMARY"
       run example 60 "$bin/custom_epilogue" && tail -1 "$out/example.log"
       ;;
     bench)
@@ -60,11 +70,13 @@ for stage in "${stages[@]}"; do
       grep -E "^\[accuracy\]" "$out/accuracy.log"
       ;;
     sanitizer)
-      filter='*EveryKernel*x1000x520*:*Behavior.BadInput*:*Behavior.Reductions*:*Features*sm90_gated*'
-      run memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/epifuse_gpu_tests" --gtest_filter="$filter"
+      # Every compiled kernel (EveryKernel: each GEMM kernel; Features/*sm90_gated_mlp*: each gated
+      # kernel forced), bad input, reductions, the empty-problem identities, streams and threads.
+      filter='*EveryKernel*:*Features*sm90_gated_mlp*:*Behavior.BadInput*:*Behavior.Reductions*:*EmptyProblems*:*Streams.FourHost*'
+      run memcheck 400 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/epifuse_gpu_tests" --gtest_filter="$filter"
       tail -3 "$out/memcheck.log"
-      run racecheck 300 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/epifuse_gpu_tests" \
-        --gtest_filter='*EveryKernel*1x1000x520*:*Features*/1x1000x520*sm90_gated*'
+      run racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/epifuse_gpu_tests" \
+        --gtest_filter='*EveryKernel*/1x1000x520*:*Features*/1x1000x520*sm90_gated_mlp*'
       tail -3 "$out/racecheck.log"
       ;;
   esac

@@ -3,8 +3,10 @@
 
 #include "epifuse/epilogue/activation.hpp"
 #include "epifuse/epilogue/epilogue.hpp"
-#include "epifuse/gate_up_packing.hpp"
-#include "epifuse/gated.hpp"
+#include "epifuse/gated_mlp.hpp"
 #include "epifuse/gemm.hpp"
+#include "epifuse/kernel_key.hpp"
+#include "epifuse/packing/gate_up.hpp"
 #include "epifuse/status.hpp"
+#include "epifuse/tuning.hpp"
 #include "epifuse/types.hpp"

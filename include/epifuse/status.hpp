@@ -9,12 +9,21 @@ namespace epifuse {
 enum class StatusCode {
   kOk,
   kInvalidArgument,  // the arguments break a documented rule; nothing was launched
-  kNotSupported,     // valid request that no compiled kernel serves (dtype combination, device)
-  kCudaError,        // the CUDA runtime or a launch failed
+  kNotSupported,     // a valid request that no compiled kernel serves (dtype combination, device)
+  kCudaError,        // the CUDA runtime or a launch failed; the message carries CUDA's cause
   kInternal,         // a CUTLASS call refused arguments validation accepted: a bug in epifuse
 };
 
-const char* to_string(StatusCode code);
+constexpr const char* to_string(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return "ok";
+    case StatusCode::kInvalidArgument: return "invalid argument";
+    case StatusCode::kNotSupported: return "not supported";
+    case StatusCode::kCudaError: return "CUDA error";
+    case StatusCode::kInternal: return "internal error";
+  }
+  return "unknown status";
+}
 
 class [[nodiscard]] Status {
  public:
@@ -34,8 +43,8 @@ class [[nodiscard]] Status {
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
-  // "invalid argument: lda (100) is not a multiple of 8 elements (16 bytes)"
-  std::string to_string() const;
+  // "invalid argument: gemm: lda (100) must be a multiple of 8 elements (16 bytes, a TMA stride rule)"
+  std::string to_string() const { return ok() ? "ok" : std::string(epifuse::to_string(code_)) + ": " + message_; }
 
  private:
   StatusCode code_ = StatusCode::kOk;

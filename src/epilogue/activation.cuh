@@ -5,8 +5,9 @@
 // element matter. Each activation is compiled on the host into one of four families with
 // coefficients, and the device switches over families (four loop bodies instead of ten):
 //   identity   y = x
-//   piecewise  y = (x if mul_x else 1) · clamp(a·x + b, lo, hi) + c·min(x, 0)
-//              ReLU, LeakyReLU, Clamp, HardSwish
+//   piecewise  g = clamp(a·x + b, lo, hi);  y = (mul_x ? x·g, 0 where g = 0 : g) + c·min(x, 0)
+//              ReLU, LeakyReLU, Clamp, HardSwish; by cases, so ±inf never meets a zero factor
+//              (relu(−inf) = 0, hardswish(−inf) = 0) and NaN passes through the clamp
 //   sigmoid    y = s·(p + q·x) + r,  s = σ(x·(k1 + k3·x²))
 //              Sigmoid, SiLU, Tanh = 2σ(2x) − 1, GELU-tanh = x·σ(2u) = x/2·(1 + tanh u)
 //   erf        y = x/2 · (1 + erf(x/√2))                                           GELU-erf
@@ -27,7 +28,8 @@ enum class ActivationFamily : int { kIdentity, kPiecewise, kSigmoid, kErf };
 
 struct ActivationProgram {
   ActivationFamily family = ActivationFamily::kIdentity;
-  float mul_x = 0.0f, a = 1.0f, b = 0.0f, lo = 0.0f, hi = 0.0f, c = 0.0f;  // piecewise
+  bool mul_x = false;
+  float a = 1.0f, b = 0.0f, lo = 0.0f, hi = 0.0f, c = 0.0f;  // piecewise
   float k1 = 1.0f, k3 = 0.0f, p = 0.0f, q = 0.0f, r = 0.0f;                // sigmoid
 };
 
@@ -36,7 +38,7 @@ inline ActivationProgram compile_activation(Activation kind, float leaky_slope, 
   constexpr float kInf = std::numeric_limits<float>::infinity();
   constexpr float kTwoSqrt2OverPi = 2.0f * 0.7978845608028654f;
   ActivationProgram pr;
-  auto piecewise = [&](float mul_x, float a, float b, float lo, float hi, float c) {
+  auto piecewise = [&](bool mul_x, float a, float b, float lo, float hi, float c) {
     pr.family = ActivationFamily::kPiecewise;
     pr.mul_x = mul_x, pr.a = a, pr.b = b, pr.lo = lo, pr.hi = hi, pr.c = c;
   };
@@ -46,10 +48,10 @@ inline ActivationProgram compile_activation(Activation kind, float leaky_slope, 
   };
   switch (kind) {
     case Activation::kIdentity: break;
-    case Activation::kReLU: piecewise(0, 1, 0, 0, kInf, 0); break;
-    case Activation::kLeakyReLU: piecewise(0, 1, 0, 0, kInf, leaky_slope); break;
-    case Activation::kClamp: piecewise(0, 1, 0, clamp_lo, clamp_hi, 0); break;
-    case Activation::kHardSwish: piecewise(1, 1.0f / 6.0f, 0.5f, 0, 1, 0); break;
+    case Activation::kReLU: piecewise(false, 1, 0, 0, kInf, 0); break;
+    case Activation::kLeakyReLU: piecewise(false, 1, 0, 0, kInf, leaky_slope); break;
+    case Activation::kClamp: piecewise(false, 1, 0, clamp_lo, clamp_hi, 0); break;
+    case Activation::kHardSwish: piecewise(true, 1.0f / 6.0f, 0.5f, 0, 1, 0); break;
     case Activation::kSigmoid: sigmoid(1, 0, 1, 0, 0); break;
     case Activation::kSiLU: sigmoid(1, 0, 0, 1, 0); break;
     case Activation::kTanh: sigmoid(2, 0, 2, 0, -1); break;
@@ -94,16 +96,17 @@ __device__ __forceinline__ void activate(Fragment& v, const ActivationProgram& p
   switch (pr.family) {
     case ActivationFamily::kIdentity:
       break;
-    case ActivationFamily::kPiecewise: {
-      const float one_minus_mul_x = 1.0f - pr.mul_x;
+    case ActivationFamily::kPiecewise:
 #pragma unroll
       for (int i = 0; i < kSize; ++i) {
         const float x = v[i];
-        const float gate = fminf(fmaxf(fmaf(pr.a, x, pr.b), pr.lo), pr.hi);
-        v[i] = fmaf(fmaf(pr.mul_x, x, one_minus_mul_x), gate, pr.c * fminf(x, 0.0f));
+        const float t = fmaf(pr.a, x, pr.b);
+        const float g = t < pr.lo ? pr.lo : (t > pr.hi ? pr.hi : t);  // comparisons keep NaN
+        float y = pr.mul_x ? (g == 0.0f ? 0.0f : x * g) : g;
+        if (pr.c != 0.0f) y = fmaf(pr.c, fminf(x, 0.0f), y);
+        v[i] = y;
       }
       break;
-    }
     case ActivationFamily::kSigmoid:
 #pragma unroll
       for (int i = 0; i < kSize; ++i) {

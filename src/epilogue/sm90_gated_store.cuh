@@ -2,7 +2,7 @@
 // the accumulator tile in registers and stores only the half-width output, through shared memory
 // and TMA.
 //
-// The packed weight (include/epifuse/gated.hpp) interleaves gate and up rows in blocks of 8:
+// The packed weight (include/epifuse/packing/gate_up.hpp) interleaves gate and up rows in blocks of 8:
 // packed rows [16b, 16b+8) are gate rows [8b, 8b+8), packed rows [16b+8, 16b+16) the matching up
 // rows. In the GEMM's accumulator the packed rows run along kPairMode (N for x·Wᵀ, M for the
 // swapped Wᵀ·x). wgmma gives each thread coordinates p and p+8 of that mode within every 16-aligned

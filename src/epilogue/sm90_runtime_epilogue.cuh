@@ -2,7 +2,7 @@
 //
 // The full tree serves every combination of epifuse::Epilogue: absent vectors become neutral
 // broadcasts, C is fetched only when present, the activation is a run-time switch. Two narrow
-// trees serve the commonest epilogues for less time per tile (EpilogueCoverage in gemm.hpp):
+// trees serve the commonest epilogues for less time per tile (EpilogueCoverage in epifuse/epilogue/epilogue.hpp):
 // cast only, and alpha + column bias + activation. Trees are written in GEMM coordinates; with
 // kSwapAB the kernel computes Dᵀ = B·Aᵀ, so the user's per-row (M) vectors run along the GEMM's N
 // and per-column (N) vectors along its M.
@@ -18,7 +18,6 @@
 #include <cutlass/epilogue/thread/activation.h>
 
 #include "epifuse/epilogue/epilogue.hpp"
-#include "epifuse/gemm.hpp"
 #include "epilogue/linear_activation.cuh"
 #include "epilogue/sm90_optional_source.cuh"
 
@@ -39,12 +38,13 @@ using VectorBroadcast =
                         fusion::Sm90ColBroadcast<0, TileShape, float, float, cute::Stride<cute::_1, cute::_0, cute::_0>>,
                         fusion::Sm90RowBroadcast<0, TileShape, float, float, cute::Stride<cute::_0, cute::_1, cute::_0>>>;
 
-// A CUTLASS vector reduction whose output is optional: it asks for workspace (partial results,
-// tile counters) only when its output is requested, and an atomic one (max) starts its output
-// at 0, the identity of max |y|, itself: CUTLASS would use the driver API for that (see
-// CUTLASS_SKIP_REDUCTION_INIT in CMakeLists.txt).
-template <class Reduction, bool kAlongGemmM, bool kAtomic>
-struct OptionalVectorReduction : Reduction {
+// A CUTLASS reduction whose output is optional: it asks for workspace (partial results, tile
+// counters) only when its output is requested, and an atomic one (max) starts its output at 0,
+// the identity of max |y|, itself, in initialize_workspace: after CUTLASS's can_implement, so a
+// refused call writes nothing. (CUTLASS would use the driver API for that; see
+// CUTLASS_SKIP_REDUCTION_INIT in CMakeLists.txt.)
+template <class Reduction, bool kAtomic>
+struct OptionalReduction : Reduction {
   using Reduction::Reduction;
   using Arguments = typename Reduction::Arguments;
 
@@ -56,23 +56,51 @@ struct OptionalVectorReduction : Reduction {
   static auto output(const A& args) -> decltype(args.ptr_col) {
     return args.ptr_col;
   }
+  template <class A>
+  static auto output(const A& args) -> decltype(args.ptr_scalar) {
+    return args.ptr_scalar;
+  }
 
   template <class ProblemShape>
   static std::size_t get_workspace_size(const ProblemShape& shape, const Arguments& args) {
     return output(args) ? Reduction::get_workspace_size(shape, args) : 0;
   }
+  // `length`: elements of the output.
   template <class ProblemShape>
-  static cutlass::Status initialize_workspace(const ProblemShape& shape, const Arguments& args, void* workspace,
-                                              cudaStream_t stream, cutlass::CudaHostAdapter* adapter = nullptr) {
+  static cutlass::Status zero_or_initialize(const ProblemShape& shape, const Arguments& args, std::size_t length,
+                                            void* workspace, cudaStream_t stream, cutlass::CudaHostAdapter* adapter) {
     if (!output(args)) return cutlass::Status::kSuccess;
     if constexpr (kAtomic) {
-      const auto length = static_cast<std::size_t>(kAlongGemmM ? cute::get<0>(shape) : cute::get<1>(shape));
       return cudaMemsetAsync(output(args), 0, length * sizeof(float), stream) == cudaSuccess
                  ? cutlass::Status::kSuccess
                  : cutlass::Status::kErrorInternal;
     } else {
       return Reduction::initialize_workspace(shape, args, workspace, stream, adapter);
     }
+  }
+};
+
+// A vector reduction along the GEMM's M (kAlongGemmM: one value per GEMM row) or N.
+template <class Reduction, bool kAlongGemmM, bool kAtomic>
+struct OptionalVectorReduction : OptionalReduction<Reduction, kAtomic> {
+  using OptionalReduction<Reduction, kAtomic>::OptionalReduction;
+  using Arguments = typename Reduction::Arguments;
+  template <class ProblemShape>
+  static cutlass::Status initialize_workspace(const ProblemShape& shape, const Arguments& args, void* workspace,
+                                              cudaStream_t stream, cutlass::CudaHostAdapter* adapter = nullptr) {
+    const auto length = static_cast<std::size_t>(kAlongGemmM ? cute::get<0>(shape) : cute::get<1>(shape));
+    return OptionalVectorReduction::zero_or_initialize(shape, args, length, workspace, stream, adapter);
+  }
+};
+
+// amax: an atomic max over CTAs into one float.
+struct ScalarAmax
+    : OptionalReduction<fusion::Sm90ScalarReduction<AbsMaxReduce, cutlass::atomic_maximum, float, float, kRound>, true> {
+  using OptionalReduction::OptionalReduction;
+  template <class ProblemShape>
+  static cutlass::Status initialize_workspace(const ProblemShape& shape, const Arguments& args, void* workspace,
+                                              cudaStream_t stream, cutlass::CudaHostAdapter* adapter = nullptr) {
+    return zero_or_initialize(shape, args, 1, workspace, stream, adapter);
   }
 };
 
@@ -96,7 +124,7 @@ using AbsMaxReduction = VectorReduction<TileShape, kAlongGemmM, AbsMaxReduce, Ma
 
 // Wraps Child in a reduction node Node when kEnable; reductions pass their input through.
 template <bool kEnable, class Node, class Child>
-using OptionalReduction = cute::conditional_t<kEnable, fusion::Sm90EVT<Node, Child>, Child>;
+using ReductionIf = cute::conditional_t<kEnable, fusion::Sm90EVT<Node, Child>, Child>;
 
 template <class TileShape, class ElementD, bool kSwapAB, EpilogueCoverage kCoverage>
 struct Sm90RuntimeEpilogue {
@@ -122,16 +150,14 @@ struct Sm90RuntimeEpilogue {
                       VectorBroadcast<TileShape, !kUserRowsAlongGemmM>,   // col_bias[n]
                       VectorBroadcast<TileShape, kUserRowsAlongGemmM>,    // row_bias[m]
                       Sm90OptionalSource<ElementD>>;                      // C[m,n]
-  using WithAmax = fusion::Sm90EVT<
-      fusion::Sm90ScalarReduction<AbsMaxReduce, cutlass::atomic_maximum, float, float, kRound>,  // amax
-      LinearActivationNode>;
+  using WithAmax = fusion::Sm90EVT<ScalarAmax, LinearActivationNode>;  // amax
   using WithRowReductions =
       fusion::Sm90EVT<AbsMaxReduction<TileShape, kUserRowsAlongGemmM>,                             // row_amax[m]
                       fusion::Sm90EVT<SumReduction<TileShape, kUserRowsAlongGemmM>, WithAmax>>;  // row_sum[m]
   using WithColumnReductions =
-      OptionalReduction<kColumnReductions, AbsMaxReduction<TileShape, !kUserRowsAlongGemmM>,         // col_amax[n]
-                        OptionalReduction<kColumnReductions, SumReduction<TileShape, !kUserRowsAlongGemmM>,  // col_sum[n]
-                                          WithRowReductions>>;
+      ReductionIf<kColumnReductions, AbsMaxReduction<TileShape, !kUserRowsAlongGemmM>,         // col_amax[n]
+                  ReductionIf<kColumnReductions, SumReduction<TileShape, !kUserRowsAlongGemmM>,  // col_sum[n]
+                              WithRowReductions>>;
   // The one cast to D, after every reduction has seen y in fp32.
   using FullTree = fusion::Sm90EVT<Compute<cutlass::epilogue::thread::Identity, ElementD>, WithColumnReductions>;
 

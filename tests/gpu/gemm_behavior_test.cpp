@@ -1,10 +1,14 @@
-// Behaviour around the math: determinism, streams, bad input launching nothing, no-op shapes,
-// workspace rules, and 64-bit indexing past 2^31 output elements.
+// Behaviour around the math: determinism, bad input launching nothing (each rejection matched by
+// its message), empty problems and their reductions, workspace rules, and 64-bit indexing past
+// 2^31 output elements on the large-M and the swapped kernels.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include <cuda_runtime_api.h>
 
+#include "epifuse/tuning.hpp"
 #include "tests/gpu/gpu_test.hpp"
 
 namespace epifuse::testing {
@@ -36,7 +40,7 @@ TEST_F(GemmBehavior, DeterministicAcrossRunsAndStreams) {
   const GemmCase c = {2048, 4096, 1024, DType::kBF16, DType::kBF16, 0, 0,
                       {.alpha = true, .col_bias = true, .activation = Activation::kGeluTanh,
                        .residual = Residual::kAfterActivation, .reductions = kAllReductions}};
-  GemmProblem p(c, case_seed(c));
+  GemmProblem p(c, case_seed(c.name()));
   const std::vector<std::uint8_t> first = run_and_download(p, nullptr);
   cudaStream_t stream;
   EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -46,44 +50,54 @@ TEST_F(GemmBehavior, DeterministicAcrossRunsAndStreams) {
 
   GemmCase plain = c;
   plain.epilogue.reductions = 0;
-  GemmProblem q(plain, case_seed(plain));
+  GemmProblem q(plain, case_seed(plain.name()));
   EXPECT_TRUE(run_and_download(q, nullptr) == run_and_download(q, nullptr));
 }
 
 TEST_F(GemmBehavior, BadInputLaunchesNothing) {
-  const GemmCase c = {333, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true}};
-  GemmProblem p(c, case_seed(c));
+  const GemmCase c = {333, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .reductions = kAmax}};
+  GemmProblem p(c, case_seed(c.name()));
   p.poison_outputs();
   GemmArgs bad = p.args();
   bad.ldd = 999;
-  EXPECT_EQ(gemm(bad, nullptr).code(), StatusCode::kInvalidArgument);
+  expect_rejected(gemm(bad, nullptr), StatusCode::kInvalidArgument, "ldd (999) must be >= N (1000)");
   bad = p.args();
   bad.D = const_cast<void*>(bad.A);
-  EXPECT_EQ(gemm(bad, nullptr).code(), StatusCode::kInvalidArgument);
+  expect_rejected(gemm(bad, nullptr), StatusCode::kInvalidArgument, "D overlaps A");
   bad = p.args();
-  bad.output_dtype = DType::kFP16;
-  EXPECT_EQ(gemm(bad, nullptr).code(), StatusCode::kNotSupported);
+  bad.d_dtype = DType::kFP16;
+  expect_rejected(gemm(bad, nullptr), StatusCode::kNotSupported, "A bf16, B bf16, D fp16 is not compiled");
   bad = p.args();
-  bad.kernel = "no_such_kernel";
-  EXPECT_EQ(gemm(bad, nullptr).code(), StatusCode::kInvalidArgument);
+  bad.epilogue.alpha = std::numeric_limits<float>::quiet_NaN();
+  expect_rejected(gemm(bad, nullptr), StatusCode::kInvalidArgument, "epilogue.alpha must be finite");
+  bad = p.args();
+  KernelKey other = compiled_kernels(Op::kGemm).front();
+  other.tile.n = 72;
+  bad.kernel = KernelChoice{other};
+  expect_rejected(gemm(bad, nullptr), StatusCode::kInvalidArgument, "is not compiled in this build");
   EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
   EXPECT_TRUE(all_poison(p.d().download())) << "a rejected call wrote D";
+  EXPECT_TRUE(all_poison(p.reduction(kAmax)->download())) << "a rejected call zeroed amax";
 }
 
 TEST_F(GemmBehavior, ReductionsNeedTheirWorkspace) {
   const GemmCase c = {333, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.reductions = kColSum}};
-  GemmProblem p(c, case_seed(c));
+  GemmProblem p(c, case_seed(c.name()));
   ASSERT_GT(p.args().workspace_bytes, 0u);
   p.poison_outputs();
   GemmArgs small = p.args();
   small.workspace_bytes -= 16;
-  const Status s = gemm(small, nullptr);
-  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("workspace"), std::string::npos) << s.message();
+  expect_rejected(gemm(small, nullptr), StatusCode::kInvalidArgument,
+                  "gemm: this call needs " + std::to_string(p.args().workspace_bytes) + " bytes of workspace");
   small.workspace = nullptr;
-  EXPECT_EQ(gemm(small, nullptr).code(), StatusCode::kInvalidArgument);
+  expect_rejected(gemm(small, nullptr), StatusCode::kInvalidArgument, "bytes of workspace");
+  small = p.args();
+  small.workspace = static_cast<char*>(small.workspace) + 4;
+  small.workspace_bytes -= 16;
+  expect_rejected(gemm(small, nullptr), StatusCode::kInvalidArgument, "the workspace must be 16-byte aligned");
   EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
   EXPECT_TRUE(all_poison(p.d().download()));
+  EXPECT_TRUE(all_poison(p.reduction(kColSum)->download()));
 }
 
 TEST_F(GemmBehavior, EpiloguesWithoutReductionsNeedNoWorkspace) {
@@ -91,38 +105,57 @@ TEST_F(GemmBehavior, EpiloguesWithoutReductionsNeedNoWorkspace) {
     const GemmCase c = {M, 1000, 520, DType::kBF16, DType::kBF16, 0, 0,
                         {.alpha = true, .col_bias = true, .activation = Activation::kGeluTanh,
                          .residual = Residual::kAfterActivation}};
-    GemmProblem p(c, case_seed(c));
+    GemmProblem p(c, case_seed(c.name()));
     std::size_t bytes = 1;
-    ASSERT_TRUE(gemm_workspace_size(p.args(), &bytes).ok());
+    ASSERT_TRUE(gemm_workspace_size(p.args(), nullptr, &bytes).ok());
     EXPECT_EQ(bytes, 0u) << "M = " << M;
     EXPECT_EQ(p.args().workspace, nullptr);
     expect_case_passes(c);
   }
 }
 
-TEST_F(GemmBehavior, EmptyOutputIsANoOp) {
+// M = 0 or N = 0: no GEMM; the requested reductions over what is not empty become their
+// identity, 0 (experts with no tokens are common), and nothing else is written.
+TEST_F(GemmBehavior, EmptyProblemsSetReductionsToTheirIdentity) {
+  const GemmCase c = {7, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.reductions = kAllReductions}};
+  GemmProblem p(c, case_seed(c.name()));
+  auto floats = [](const DeviceBuffer* b) {
+    std::vector<float> f(b->bytes() / sizeof(float));
+    EPIFUSE_CHECK_CUDA(cudaMemcpy(f.data(), b->data(), b->bytes(), cudaMemcpyDeviceToHost));
+    return f;
+  };
+  for (bool empty_m : {true, false}) {
+    p.poison_outputs();
+    GemmArgs empty = p.args();
+    (empty_m ? empty.M : empty.N) = 0;
+    ASSERT_TRUE(gemm(empty, nullptr).ok()) << (empty_m ? "M = 0" : "N = 0");
+    EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+    EXPECT_TRUE(all_poison(p.d().download()));
+    for (unsigned flag : {kRowSum, kRowAmax, kColSum, kColAmax, kAmax}) {
+      const bool written = flag == kAmax || (empty_m ? (flag == kColSum || flag == kColAmax)
+                                                     : (flag == kRowSum || flag == kRowAmax));
+      for (float v : floats(p.reduction(flag))) {
+        if (written) {
+          ASSERT_EQ(v, 0.0f) << "reduction " << flag << (empty_m ? " at M = 0" : " at N = 0");
+        } else {
+          ASSERT_TRUE(std::isnan(v)) << "reduction " << flag << " over an empty range was written";
+        }
+      }
+    }
+  }
   GemmArgs none;
   none.K = 64;
   EXPECT_TRUE(gemm(none, nullptr).ok());
-
-  const GemmCase c = {7, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {}};
-  GemmProblem p(c, case_seed(c));
-  p.poison_outputs();
-  GemmArgs empty = p.args();
-  empty.N = 0;
-  EXPECT_TRUE(gemm(empty, nullptr).ok());
-  empty = p.args();
-  empty.M = 0;
-  EXPECT_TRUE(gemm(empty, nullptr).ok());
-  EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
-  EXPECT_TRUE(all_poison(p.d().download()));
 }
 
-// 75000 × 28672 outputs: past 2^31 elements, so any 32-bit index arithmetic shows up in the last rows.
+// Past 2^31 output elements any 32-bit index arithmetic shows up in the last rows: on the large-M
+// kernel (75000 × 28672) and on the swapped small-M kernel (64 × 2^25 + 64).
 TEST_F(GemmBehavior, IndexesPastTwoToThe31Elements) {
-  const GemmCase c = {75000, 28672, 64, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true}};
-  ASSERT_GT(c.M * c.N, std::int64_t{1} << 31);
-  expect_case_passes(c);
+  for (const auto& [M, N] : {std::pair<std::int64_t, std::int64_t>{75000, 28672}, {64, (1 << 25) + 64}}) {
+    const GemmCase c = {M, N, 64, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true}};
+    ASSERT_GT(c.M * c.N, std::int64_t{1} << 31);
+    expect_case_passes(c);
+  }
 }
 
 }  // namespace

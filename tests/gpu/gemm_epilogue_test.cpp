@@ -1,5 +1,7 @@
 // Each epilogue feature alone, then combinations, on a ragged shape (M, N, K off every tile) and
-// on a small-M shape that takes the swapped kernels.
+// on a small-M shape that takes the swapped kernels. Every feature also runs with fp32 output:
+// there the one-rounding rule's allowance is a few fp32 ulps, so a wrong activation variant or
+// an early rounding shows (testing/tolerances.hpp). ±inf and NaN go through bias and residual.
 #include <vector>
 
 #include "tests/gpu/gpu_test.hpp"
@@ -14,7 +16,9 @@ class EpilogueTest : public ::testing::TestWithParam<GemmCase> {
 
 TEST_P(EpilogueTest, MatchesReference) { expect_case_passes(GetParam()); }
 
-GemmCase ragged(EpilogueSpec e, std::int64_t M = 333) { return {M, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, e}; }
+GemmCase ragged(EpilogueSpec e, std::int64_t M = 333, DType output = DType::kBF16) {
+  return {M, 1000, 520, DType::kBF16, output, 0, 0, e};
+}
 
 std::vector<EpilogueSpec> single_features() {
   std::vector<EpilogueSpec> specs;
@@ -65,8 +69,38 @@ std::vector<GemmCase> cases() {
   }
   return out;
 }
+INSTANTIATE_TEST_SUITE_P(Bf16, EpilogueTest, ::testing::ValuesIn(cases()), param_name<GemmCase>);
 
-INSTANTIATE_TEST_SUITE_P(Bf16, EpilogueTest, ::testing::ValuesIn(cases()), param_name);
+// The fp32-output twins: every feature, on the large-M and the swapped kernel.
+std::vector<GemmCase> fp32_twins() {
+  std::vector<GemmCase> out;
+  for (const EpilogueSpec& e : single_features()) {
+    out.push_back(ragged(e, 333, DType::kFP32));
+    out.push_back(ragged(e, 7, DType::kFP32));
+  }
+  return out;
+}
+INSTANTIATE_TEST_SUITE_P(Fp32Output, EpilogueTest, ::testing::ValuesIn(fp32_twins()), param_name<GemmCase>);
+
+// ±inf and NaN in the bias (columns 0-2) and the residual, through every activation, on the
+// narrow bias + activation kernel (no residual) and the full one: outputs match the reference's
+// NaN and infinities exactly (relu(−inf) = 0, never 0·inf).
+std::vector<GemmCase> special_values() {
+  std::vector<GemmCase> out;
+  for (int k = 0; k < kActivationCount; ++k) {
+    const auto act = static_cast<Activation>(k);
+    const std::pair<Residual, std::int64_t> variants[] = {
+        {Residual::kNone, 333}, {Residual::kAfterActivation, 333}, {Residual::kBeforeActivation, 333},
+        {Residual::kAfterActivation, 7}};
+    for (auto [r, M] : variants) {
+      GemmCase c = ragged({.col_bias = true, .activation = act, .residual = r}, M);
+      c.special_values = true;
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+INSTANTIATE_TEST_SUITE_P(SpecialValues, EpilogueTest, ::testing::ValuesIn(special_values()), param_name<GemmCase>);
 
 }  // namespace
 }  // namespace epifuse::testing

@@ -2,6 +2,7 @@
 // with a rich epilogue; then strided operands, other dtypes, and every compiled kernel.
 #include <vector>
 
+#include "epifuse/tuning.hpp"
 #include "tests/gpu/gpu_test.hpp"
 
 namespace epifuse::testing {
@@ -29,7 +30,7 @@ std::vector<GemmCase> shape_grid() {
   }
   return out;
 }
-INSTANTIATE_TEST_SUITE_P(Grid, ShapeTest, ::testing::ValuesIn(shape_grid()), param_name);
+INSTANTIATE_TEST_SUITE_P(Grid, ShapeTest, ::testing::ValuesIn(shape_grid()), param_name<GemmCase>);
 
 std::vector<GemmCase> strided() {
   const EpilogueSpec e = {.col_bias = true, .activation = Activation::kGeluTanh, .residual = Residual::kAfterActivation};
@@ -40,7 +41,7 @@ std::vector<GemmCase> strided() {
       {4096, 768, 64, DType::kBF16, DType::kFP32, 8, 4, e},
   };
 }
-INSTANTIATE_TEST_SUITE_P(Strided, ShapeTest, ::testing::ValuesIn(strided()), param_name);
+INSTANTIATE_TEST_SUITE_P(Strided, ShapeTest, ::testing::ValuesIn(strided()), param_name<GemmCase>);
 
 std::vector<GemmCase> dtypes() {
   const EpilogueSpec e = {.alpha = true, .col_scale = true, .col_bias = true, .activation = Activation::kGeluErf,
@@ -54,14 +55,14 @@ std::vector<GemmCase> dtypes() {
   }
   return out;
 }
-INSTANTIATE_TEST_SUITE_P(Dtypes, ShapeTest, ::testing::ValuesIn(dtypes()), param_name);
+INSTANTIATE_TEST_SUITE_P(Dtypes, ShapeTest, ::testing::ValuesIn(dtypes()), param_name<GemmCase>);
 
 // Every compiled kernel forced on a ragged shape, with everything it supports switched on.
 std::vector<GemmCase> every_kernel() {
   std::vector<GemmCase> out;
-  for (const GemmKernelInfo& k : gemm_kernels()) {
+  for (const KernelKey& k : compiled_kernels(Op::kGemm)) {
     EpilogueSpec e;
-    switch (k.coverage) {
+    switch (k.epilogue) {
       case EpilogueCoverage::kCastOnly:
         break;
       case EpilogueCoverage::kBiasActivation:
@@ -71,17 +72,16 @@ std::vector<GemmCase> every_kernel() {
       case EpilogueCoverage::kFullWithColumnReductions:
         e = {.alpha = true, .row_scale = true, .col_scale = true, .col_bias = true, .row_bias = true,
              .activation = Activation::kGeluTanh, .residual = Residual::kAfterActivation};
-        e.reductions = k.coverage == EpilogueCoverage::kFull ? kRowSum | kRowAmax | kAmax : kAllReductions;
+        e.reductions = k.epilogue == EpilogueCoverage::kFull ? kRowSum | kRowAmax | kAmax : kAllReductions;
         break;
+      case EpilogueCoverage::kGatedPair: continue;
     }
-    if (!k.residual) e.residual = Residual::kNone;
-    for (std::int64_t M : {1, 333}) {
-      out.push_back({M, 1000, 520, k.input_dtype, k.output_dtype, 0, 0, e, k.name});
-    }
+    if (!k.has_c) e.residual = Residual::kNone;
+    for (std::int64_t M : {1, 333}) out.push_back({M, 1000, 520, k.a, k.d, 0, 0, e, name(k)});
   }
   return out;
 }
-INSTANTIATE_TEST_SUITE_P(EveryKernel, ShapeTest, ::testing::ValuesIn(every_kernel()), param_name);
+INSTANTIATE_TEST_SUITE_P(EveryKernel, ShapeTest, ::testing::ValuesIn(every_kernel()), param_name<GemmCase>);
 
 }  // namespace
 }  // namespace epifuse::testing

@@ -3,27 +3,37 @@
 #include <cstdio>
 #include <functional>
 
-#include "tests/support/random.hpp"
+#include "testing/random.hpp"
 
 namespace epifuse::testing {
 
-std::uint64_t case_seed(const GemmCase& c) { return derive_seed(run_seed(), std::hash<std::string>{}(c.name())); }
+std::uint64_t case_seed(const std::string& case_name) {
+  return derive_seed(run_seed(), std::hash<std::string>{}(case_name));
+}
 
-void expect_case_passes(const GemmCase& c) {
-  GemmProblem problem(c, case_seed(c));
-  const CheckReport report = run_and_check(problem);
-  std::printf("[case] %-70s %-48s rel_l2 %.2e (unfused %.2e) max_elem %.2e rows %lld %s\n", c.name().c_str(),
-              report.kernel.c_str(), report.fused.rel_l2, report.unfused.rel_l2, report.fused.max_elem,
-              static_cast<long long>(report.rows_checked), report.passed ? "pass" : "FAIL");
+void expect_case_passes(const GemmCase& c, cudaStream_t stream) {
+  GemmProblem problem(c, case_seed(c.name()));
+  const CheckReport report = run_and_check(problem, nullptr, stream);
+  std::printf("[case] %-70s %-50s rel_l2 %.2e (once-rounded %.2e, unfused %.2e) elem %.2f rows %lld %s\n",
+              c.name().c_str(), report.kernel.c_str(), report.ours.rel_l2, report.ours.rounded_rel_l2,
+              report.unfused_rel_l2, report.ours.worst_elem, static_cast<long long>(report.rows_checked),
+              report.passed ? "pass" : "FAIL");
   EXPECT_TRUE(report.passed) << report.text;
 }
 
-std::string param_name(const ::testing::TestParamInfo<GemmCase>& info) {
-  std::string name = info.param.name();
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
+void expect_gated_passes(const GatedCase& c, cudaStream_t stream) {
+  GatedProblem problem(c, case_seed(c.name()));
+  const GatedReport r = run_and_check_gated(problem, stream);
+  std::printf("[gated] %-60s %-52s rel_l2 %.2e (once-rounded %.2e, unfused %.2e) elem %.2f rows %lld cols %lld %s\n",
+              c.name().c_str(), r.kernel.c_str(), r.ours.rel_l2, r.ours.rounded_rel_l2, r.unfused_rel_l2,
+              r.ours.worst_elem, static_cast<long long>(r.rows_checked), static_cast<long long>(r.cols_checked),
+              r.passed ? "pass" : "FAIL");
+  EXPECT_TRUE(r.passed) << r.text;
+}
+
+void expect_rejected(const Status& s, StatusCode code, const std::string& message) {
+  EXPECT_EQ(s.code(), code) << s.to_string();
+  EXPECT_NE(s.message().find(message), std::string::npos) << "expected: " << message << "\ngot: " << s.message();
 }
 
 }  // namespace epifuse::testing

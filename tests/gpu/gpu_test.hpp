@@ -3,10 +3,12 @@
 
 #include <string>
 
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
-#include "tests/support/gemm_check.hpp"
-#include "tests/support/gemm_problem.hpp"
+#include "testing/gated_problem.hpp"
+#include "testing/gemm_check.hpp"
+#include "testing/gemm_problem.hpp"
 
 namespace epifuse::testing {
 
@@ -20,12 +22,24 @@ namespace epifuse::testing {
 
 // Seed of one case: the run's seed mixed with the case name, so each case draws fresh inputs
 // and any single case replays alone with EPIFUSE_SEED.
-std::uint64_t case_seed(const GemmCase& c);
+std::uint64_t case_seed(const std::string& case_name);
 
-// Runs and checks `c`; prints a one-line summary (kept in the device log) and the full report on failure.
-void expect_case_passes(const GemmCase& c);
+// Runs and checks `c` on `stream`; prints a one-line summary (kept in the device log) and the
+// full report on failure.
+void expect_case_passes(const GemmCase& c, cudaStream_t stream = nullptr);
+void expect_gated_passes(const GatedCase& c, cudaStream_t stream = nullptr);
 
 // gtest parameter name for a case: its name with characters gtest rejects replaced.
-std::string param_name(const ::testing::TestParamInfo<GemmCase>& info);
+template <class Case>
+std::string param_name(const ::testing::TestParamInfo<Case>& info) {
+  std::string name = info.param.name();
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+// Expects `s` to be a rejection of `code` whose message contains `message`.
+void expect_rejected(const Status& s, StatusCode code, const std::string& message);
 
 }  // namespace epifuse::testing

@@ -1,11 +1,13 @@
 // Host packing: the layout's postcondition, fused-checkpoint orders, round trips, bad arguments.
 #include <cstdint>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "epifuse/gate_up_packing.hpp"
+#include "epifuse/packing/gate_up.hpp"
+#include "validate/gate_up.hpp"
 
 namespace epifuse {
 namespace {
@@ -108,49 +110,96 @@ TEST(GateUpPacking, UnpackInvertsPack) {
   EXPECT_EQ(ub_back, ub);
 }
 
-TEST(GateUpPacking, RejectsBadArguments) {
+TEST(GateUpPacking, RejectsBadArgumentsWithTheirMessages) {
   const auto gate = matrix(1, N), up = matrix(2, N);
-  const auto gb = bias(0.0f);
+  const auto gb = bias(0.0f), ub = bias(100.0f);
   std::vector<std::uint16_t> packed(2 * N * K);
   std::vector<float> packed_bias(2 * N);
   PackedGateUp p;
-  auto expect_invalid = [&](GateUpSource s, void* dst, float* dst_bias, const char* what) {
+  auto expect_invalid = [&](const GateUpSource& s, void* dst, float* dst_bias, const char* message) {
     const Status st = pack_gate_up_host(s, dst, dst_bias, &p);
-    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << what;
-    EXPECT_FALSE(st.message().empty()) << what;
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << message;
+    EXPECT_NE(st.message().find(message), std::string::npos) << "expected: " << message << "\ngot: " << st.message();
   };
-  GateUpSource s = source(gate.data(), up.data(), nullptr, nullptr);
+  const GateUpSource s = source(gate.data(), up.data(), nullptr, nullptr);
   GateUpSource bad = s;
   bad.N = 20;
-  expect_invalid(bad, packed.data(), nullptr, "N not a multiple of 8");
+  expect_invalid(bad, packed.data(), nullptr, "N (20) must be a positive multiple of 8");
+  bad = s;
+  bad.N = std::int64_t{1} << 30;
+  expect_invalid(bad, packed.data(), nullptr, "2N (2147483648) must be < 2^31");
   bad = s;
   bad.K = 12;
-  expect_invalid(bad, packed.data(), nullptr, "K not a multiple of 8");
+  expect_invalid(bad, packed.data(), nullptr, "K (12) must be a positive multiple of 8");
   bad = s;
   bad.ld = K - 8;
-  expect_invalid(bad, packed.data(), nullptr, "ld < K");
+  expect_invalid(bad, packed.data(), nullptr, "ld (8) must be >= K (16)");
   bad = s;
   bad.dtype = DType::kFP32;
-  expect_invalid(bad, packed.data(), nullptr, "fp32 weights");
+  expect_invalid(bad, packed.data(), nullptr, "dtype must be bf16 or fp16");
   bad = s;
   bad.up = nullptr;
-  expect_invalid(bad, packed.data(), nullptr, "null up");
-  expect_invalid(s, nullptr, nullptr, "null destination");
+  expect_invalid(bad, packed.data(), nullptr, "gate and up must be non-null");
+  expect_invalid(s, nullptr, nullptr, "packed_weight is null");
+  EXPECT_NE(pack_gate_up_host(s, packed.data(), nullptr, nullptr).message().find("the PackedGateUp output is null"),
+            std::string::npos);
   bad = s;
   bad.gate_bias = gb.data();
-  expect_invalid(bad, packed.data(), packed_bias.data(), "one bias only");
-  bad.up_bias = gb.data();
-  expect_invalid(bad, packed.data(), nullptr, "biases without packed_bias");
+  expect_invalid(bad, packed.data(), packed_bias.data(), "give both gate_bias and up_bias or neither");
+  bad.up_bias = ub.data();
+  expect_invalid(bad, packed.data(), nullptr, "packed_bias is null");
+  expect_invalid(bad, packed.data(), reinterpret_cast<float*>(reinterpret_cast<char*>(packed_bias.data()) + 2),
+                 "packed_bias must be 4-byte aligned");
+  expect_invalid(bad, packed.data(), reinterpret_cast<float*>(packed.data()), "packed_weight overlaps packed_bias");
+  // Biases in one arena, so that what sits next to what is known: packed_bias over the up bias.
+  std::vector<float> arena(8 * N);
+  bad.gate_bias = arena.data();
+  bad.up_bias = arena.data() + 4 * N;
+  expect_invalid(bad, packed.data(), arena.data() + 3 * N, "packed_bias overlaps up_bias");
   std::vector<std::uint16_t> in_place(gate);
   in_place.resize(2 * N * LD);
   bad = s;
   bad.gate = in_place.data();
-  expect_invalid(bad, in_place.data(), nullptr, "packing in place");
+  expect_invalid(bad, in_place.data(), nullptr, "packed_weight overlaps gate");
+}
 
-  PackedGateUp unpacked;
+// The device copy kernel moves 16-byte vectors: its rules add alignment and 16-byte rows.
+TEST(GateUpPacking, DeviceRulesAddAlignment) {
+  const auto fake = [](std::uintptr_t a) { return reinterpret_cast<void*>(a); };
+  GateUpSource s = source(fake(0x10000000), fake(0x20000000), nullptr, nullptr);
+  PackedGateUp p;
+  EXPECT_TRUE(detail::check_pack_args(s, fake(0x30000000), nullptr, &p, /*device=*/true).ok());
+  s.ld = 28;  // 56 bytes: fine on the host, not for 16-byte vectors
+  EXPECT_TRUE(detail::check_pack_args(s, fake(0x30000000), nullptr, &p, /*device=*/false).ok());
+  EXPECT_NE(detail::check_pack_args(s, fake(0x30000000), nullptr, &p, true).message().find("ld (28) must be a multiple of 8"),
+            std::string::npos);
+  s.ld = LD;
+  EXPECT_NE(detail::check_pack_args(s, fake(0x30000008), nullptr, &p, true).message().find("packed_weight must be 16-byte aligned"),
+            std::string::npos);
+}
+
+TEST(GateUpPacking, UnpackRejectsBadArgumentsWithTheirMessages) {
+  const auto gate = matrix(1, N), up = matrix(2, N);
+  std::vector<std::uint16_t> packed(2 * N * K);
+  std::vector<float> packed_bias(2 * N);
+  const auto gb = bias(0.0f), ub = bias(100.0f);
+  PackedGateUp p;
+  ASSERT_TRUE(pack_gate_up_host(source(gate.data(), up.data(), gb.data(), ub.data()), packed.data(), packed_bias.data(), &p).ok());
   std::vector<std::uint16_t> g(N * K), u(N * K);
-  EXPECT_EQ(unpack_gate_up_host(unpacked, g.data(), u.data(), nullptr, nullptr).code(), StatusCode::kInvalidArgument)
-      << "unpacking a weight without the layout tag";
+  std::vector<float> gb_back(N), ub_back(N);
+  auto message = [&](const PackedGateUp& w, void* gd, void* ud, float* gbd, float* ubd) {
+    return unpack_gate_up_host(w, gd, ud, gbd, ubd).message();
+  };
+  EXPECT_NE(message(PackedGateUp{}, g.data(), u.data(), nullptr, nullptr).find("not packed as kGateUpBlocks8"),
+            std::string::npos);
+  EXPECT_NE(message(p, g.data(), u.data(), nullptr, nullptr).find("gate_bias and up_bias must be non-null"),
+            std::string::npos);
+  EXPECT_NE(message(p, g.data(), g.data(), gb_back.data(), ub_back.data()).find("gate overlaps up"), std::string::npos);
+  EXPECT_NE(message(p, g.data(), u.data(), gb_back.data(), gb_back.data()).find("gate_bias overlaps up_bias"),
+            std::string::npos);
+  EXPECT_NE(message(p, packed.data(), u.data(), gb_back.data(), ub_back.data()).find("gate overlaps the packed weight"),
+            std::string::npos);
+  EXPECT_TRUE(unpack_gate_up_host(p, g.data(), u.data(), gb_back.data(), ub_back.data()).ok());
 }
 
 }  // namespace

@@ -1,17 +1,22 @@
-// Kernel choice per shape class and the rules for forcing a kernel. CPU only: choosing reads the
-// kernel registry and launch defaults, never the GPU.
+// Dispatch against the generated key table, CPU only: no kernel is compiled into this test.
+// The kernel chosen per shape class, the rules for forcing one, and devices without kernels.
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
-#include "dispatch/sm90_heuristics.hpp"
+#include "dispatch/kernel_table.hpp"
+#include "dispatch/select.hpp"
 
 namespace epifuse::detail {
 namespace {
 
-sm90::LaunchConfig h100_like() {
-  sm90::LaunchConfig c;
+DeviceCaps hopper() {
+  DeviceCaps c;
+  c.cc_major = 9;
+  c.cc_minor = 0;
   c.sm_count = 132;
+  c.name = "NVIDIA H200";
   return c;
 }
 
@@ -20,113 +25,187 @@ GemmArgs shape(std::int64_t M, std::int64_t N, std::int64_t K, DType in = DType:
   a.M = M;
   a.N = N;
   a.K = K;
-  a.input_dtype = in;
-  a.output_dtype = out;
+  a.a_dtype = a.b_dtype = in;
+  a.d_dtype = out;
   return a;
 }
 
-std::string chosen(const GemmArgs& a) {
-  Sm90Choice choice;
-  const Status s = choose_sm90_gemm(a, h100_like(), &choice);
-  EXPECT_TRUE(s.ok()) << s.to_string();
-  return s.ok() ? choice.kernel->info.name : s.to_string();
+template <class Args>
+std::string chosen(const Args& a, const std::vector<KernelKey>& candidates = kernel_table()) {
+  KernelChoice choice;
+  const Status s = select(a, hopper(), candidates, &choice);
+  return s.ok() ? name(choice.key) : s.to_string();
 }
 
-TEST(Heuristics, NarrowestEpilogueThatCovers) {
+template <class Args>
+Status selecting(const Args& a) {
+  KernelChoice choice;
+  return select(a, hopper(), kernel_table(), &choice);
+}
+
+KernelKey key_named(const std::string& n) {
+  for (const KernelKey& k : kernel_table()) {
+    if (name(k) == n) return k;
+  }
+  ADD_FAILURE() << "no table row named " << n;
+  return {};
+}
+
+TEST(GemmHeuristics, NarrowestEpilogueThatCovers) {
   GemmArgs a = shape(4096, 28672, 8192);
-  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x256x64_c2x1_cast_noc");
+  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_cast_noc");
   a.epilogue.col_bias = reinterpret_cast<const float*>(0x1000);
   a.epilogue.activation = Activation::kGeluTanh;
   a.epilogue.alpha = 0.5f;
-  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x256x64_c2x1_biasact_noc");
+  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_biasact_noc");
   a.epilogue.row_scale = reinterpret_cast<const float*>(0x2000);
-  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x256x64_c2x1_noc");
+  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_noc");
   EXPECT_EQ(required_coverage(a.epilogue), EpilogueCoverage::kFull);
   a.epilogue.col_amax = reinterpret_cast<float*>(0x3000);
   EXPECT_EQ(required_coverage(a.epilogue), EpilogueCoverage::kFullWithColumnReductions);
 }
 
-TEST(Heuristics, PicksByShapeClass) {
-  EXPECT_EQ(chosen(shape(1, 28672, 8192)), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1");
-  EXPECT_EQ(chosen(shape(64, 28672, 8192)), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1");
-  EXPECT_EQ(chosen(shape(128, 28672, 8192)), "sm90_bf16_bf16_coop_128x256x64_c1x2");
-  EXPECT_EQ(chosen(shape(4096, 28672, 8192)), "sm90_bf16_bf16_coop_128x256x64_c2x1_cast_noc");
+TEST(GemmHeuristics, PicksByShapeClass) {
+  EXPECT_EQ(chosen(shape(1, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
+  EXPECT_EQ(chosen(shape(64, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
+  EXPECT_EQ(chosen(shape(65, 28672, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c1x2");
+  EXPECT_EQ(chosen(shape(256, 28672, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c1x2");
+  EXPECT_EQ(chosen(shape(257, 28672, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_cast_noc");
 }
 
-TEST(Heuristics, ResidualNeedsAKernelWithC) {
+TEST(GemmHeuristics, ResidualNeedsAKernelWithC) {
   GemmArgs a = shape(4096, 28672, 8192);
   a.epilogue.residual = reinterpret_cast<void*>(0x1000);
   a.epilogue.ldc = 28672;
-  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x256x64_c2x1");
+  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1");
   a.M = 7;
-  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_swap_coop_128x64x128_c1x1");
+  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
 }
 
-TEST(Heuristics, ColumnReductionsTakeTheirKernel) {
+TEST(GemmHeuristics, ColumnReductionsTakeTheirKernel) {
   GemmArgs a = shape(4096, 28672, 8192);
   a.epilogue.amax = reinterpret_cast<float*>(0x1000);
   a.epilogue.row_amax = reinterpret_cast<float*>(0x2000);
-  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x256x64_c2x1_noc") << "amax and row reductions run in every kernel";
+  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_noc") << "amax and row reductions run in every kernel";
   a.epilogue.col_sum = reinterpret_cast<float*>(0x3000);
-  EXPECT_EQ(chosen(a), "sm90_bf16_bf16_coop_128x128x64_c1x1_colreduce");
+  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_coop_128x128x64_c1x1_colreduce");
 }
 
-TEST(Heuristics, EveryDtypePairHasAKernelForEveryShapeClass) {
-  const std::pair<DType, DType> pairs[] = {{DType::kBF16, DType::kBF16},
-                                           {DType::kBF16, DType::kFP32},
-                                           {DType::kFP16, DType::kFP16},
-                                           {DType::kFP16, DType::kFP32}};
+// Every compiled type combination has a kernel for every shape class and epilogue: the chosen
+// key is in the table, computes the call's types and covers its epilogue.
+TEST(GemmHeuristics, EveryTypeCombinationHasAKernelForEveryCall) {
+  const std::pair<DType, DType> pairs[] = {
+      {DType::kBF16, DType::kBF16}, {DType::kBF16, DType::kFP32}, {DType::kFP16, DType::kFP16}, {DType::kFP16, DType::kFP32}};
   for (auto [in, out] : pairs) {
-    for (std::int64_t M : {1, 100, 200, 5000}) {
+    for (std::int64_t M : {1, 64, 65, 100, 256, 257, 5000}) {
       GemmArgs a = shape(M, 1024, 1024, in, out);
-      Sm90Choice choice;
-      ASSERT_TRUE(choose_sm90_gemm(a, h100_like(), &choice).ok()) << to_string(in) << "->" << to_string(out) << " M=" << M;
-      EXPECT_EQ(choice.kernel->info.input_dtype, in);
-      EXPECT_EQ(choice.kernel->info.output_dtype, out);
-      a.epilogue.residual = reinterpret_cast<void*>(0x2000);
-      a.epilogue.ldc = 1024;
-      ASSERT_TRUE(choose_sm90_gemm(a, h100_like(), &choice).ok());
-      EXPECT_TRUE(choice.kernel->info.residual);
-      a.epilogue.col_amax = reinterpret_cast<float*>(0x1000);
-      ASSERT_TRUE(choose_sm90_gemm(a, h100_like(), &choice).ok());
-      EXPECT_EQ(choice.kernel->info.coverage, EpilogueCoverage::kFullWithColumnReductions);
+      for (int variant = 0; variant < 3; ++variant) {
+        if (variant >= 1) {
+          a.epilogue.residual = reinterpret_cast<void*>(0x2000);
+          a.epilogue.ldc = 1024;
+        }
+        if (variant == 2) a.epilogue.col_amax = reinterpret_cast<float*>(0x1000);
+        KernelChoice choice;
+        ASSERT_TRUE(select(a, hopper(), kernel_table(), &choice).ok()) << to_string(in) << "->" << to_string(out);
+        const KernelKey& k = choice.key;
+        EXPECT_EQ(k.op, Op::kGemm);
+        EXPECT_TRUE(k.a == in && k.b == in && k.d == out) << name(k);
+        EXPECT_GE(k.epilogue, required_coverage(a.epilogue)) << name(k);
+        EXPECT_TRUE(k.has_c || !a.epilogue.residual) << name(k);
+      }
     }
   }
 }
 
-TEST(Heuristics, ForcedKernelMustFit) {
-  Sm90Choice choice;
+TEST(GemmHeuristics, ForcedKernelMustFit) {
   GemmArgs a = shape(4096, 1024, 1024);
-  a.kernel = "sm90_bf16_bf16_coop_128x256x64_c2x1";
-  EXPECT_TRUE(choose_sm90_gemm(a, h100_like(), &choice).ok());
-  EXPECT_EQ(choice.kernel->info.name, a.kernel);
+  a.kernel = KernelChoice{key_named("sm90_gemm_bf16_bf16_coop_128x256x64_c2x1"), RasterOrder::kAlongM, 4};
+  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1");
 
-  a.kernel = "no_such_kernel";
-  EXPECT_EQ(choose_sm90_gemm(a, h100_like(), &choice).code(), StatusCode::kInvalidArgument);
-  a.kernel = "sm90_fp16_fp16_swap_coop_128x64x128_c1x1";
-  EXPECT_EQ(choose_sm90_gemm(a, h100_like(), &choice).code(), StatusCode::kInvalidArgument);
-  a.kernel = "sm90_bf16_bf16_coop_128x256x64_c2x1_noc";
-  a.epilogue.residual = reinterpret_cast<void*>(0x2000);
-  a.epilogue.ldc = 1024;
-  EXPECT_EQ(choose_sm90_gemm(a, h100_like(), &choice).code(), StatusCode::kInvalidArgument);
-  a.epilogue.residual = nullptr;
-  a.kernel = "sm90_bf16_bf16_coop_128x256x64_c2x1";
-  a.epilogue.col_sum = reinterpret_cast<float*>(0x1000);
-  const Status s = choose_sm90_gemm(a, h100_like(), &choice);
-  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("needs full_with_column_reductions"), std::string::npos) << s.message();
+  auto expect_rejected = [&](const GemmArgs& args, const std::string& message) {
+    const Status s = selecting(args);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << message;
+    EXPECT_NE(s.message().find(message), std::string::npos) << "expected: " << message << "\ngot: " << s.message();
+  };
+  GemmArgs bad = a;
+  bad.kernel->swizzle = 3;
+  expect_rejected(bad, "the swizzle must be 1, 2, 4 or 8");
+  bad = a;
+  bad.kernel->key.tile.n = 96;
+  expect_rejected(bad, "is not compiled in this build");
+  bad = a;
+  bad.kernel = KernelChoice{key_named("sm90_gemm_fp16_fp16_swap_coop_128x64x128_c1x1")};
+  expect_rejected(bad, "computes fp16 x fp16 -> fp16, the call bf16 x bf16 -> bf16");
+  bad = a;
+  bad.kernel = KernelChoice{key_named("sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2")};
+  expect_rejected(bad, "is a gated_mlp kernel");
+  bad = a;
+  bad.kernel = KernelChoice{key_named("sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_noc")};
+  bad.epilogue.residual = reinterpret_cast<void*>(0x2000);
+  bad.epilogue.ldc = 1024;
+  expect_rejected(bad, "is compiled without C; this epilogue has a residual");
+  bad = a;
+  bad.epilogue.col_sum = reinterpret_cast<float*>(0x1000);
+  expect_rejected(bad, "serves full epilogues; this one needs full_with_column_reductions");
 }
 
-TEST(Heuristics, KernelListIsConsistent) {
-  for (const GemmKernelInfo& k : gemm_kernels()) {
-    EXPECT_EQ(k.name.rfind("sm90_", 0), 0u) << k.name;
-    EXPECT_EQ(k.name.find("_swap_") != std::string::npos, k.swap_ab) << k.name;
-    EXPECT_EQ(k.name.find("_colreduce") != std::string::npos,
-              k.coverage == EpilogueCoverage::kFullWithColumnReductions)
-        << k.name;
-    EXPECT_EQ(k.name.find("_noc") == std::string::npos, k.residual) << k.name;
-    EXPECT_GT(k.tile_m * k.tile_n * k.tile_k, 0) << k.name;
-  }
+// A build filtered to other kernels falls back, then says that nothing serves the call.
+TEST(GemmHeuristics, FilteredBuildsFallBackOrSaySo) {
+  const std::vector<KernelKey> only_large = {key_named("sm90_gemm_bf16_bf16_coop_128x256x64_c1x2")};
+  EXPECT_EQ(chosen(shape(7, 1024, 1024), only_large), "sm90_gemm_bf16_bf16_coop_128x256x64_c1x2");
+  const std::string none = chosen(shape(7, 1024, 1024, DType::kFP16, DType::kFP16), only_large);
+  EXPECT_NE(none.find("not supported: gemm: no compiled sm90 kernel serves fp16"), std::string::npos) << none;
+}
+
+// No kernel for the device is dispatch's answer, with a message; the query itself refused nothing.
+TEST(Dispatch, DevicesWithoutKernelsAreNotSupported) {
+  DeviceCaps ampere = hopper();
+  ampere.cc_major = 8;
+  ampere.name = "NVIDIA A100";
+  KernelChoice choice;
+  const Status s = select(shape(128, 1024, 1024), ampere, kernel_table(), &choice);
+  EXPECT_EQ(s.code(), StatusCode::kNotSupported);
+  EXPECT_NE(s.message().find("no epifuse kernel runs on device 0 (NVIDIA A100, sm_80)"), std::string::npos)
+      << s.message();
+  GatedMlpArgs g;
+  g.M = 1;
+  EXPECT_EQ(select(g, ampere, kernel_table(), &choice).code(), StatusCode::kNotSupported);
+  DeviceCaps blackwell = hopper();
+  blackwell.cc_major = 10;
+  EXPECT_FALSE(kernel_arch(blackwell).has_value()) << "sm_90a kernels do not run on sm_100";
+}
+
+GatedMlpArgs gated(std::int64_t M, std::int64_t N = 1000, std::int64_t K = 520, DType dtype = DType::kBF16) {
+  GatedMlpArgs a;
+  a.M = M;
+  a.N = a.w.N = N;
+  a.w.K = a.w.ld = a.ldx = K;
+  a.w.dtype = a.x_dtype = a.out_dtype = dtype;
+  return a;
+}
+
+// The shape classes of src/dispatch/sm90/gated_mlp_heuristics.cpp, and the fp16 fallbacks.
+TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
+  const std::pair<std::int64_t, const char*> expected[] = {
+      {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},   {64, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
+      {65, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},   {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      {129, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c2x1"},  {4096, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c2x1"},
+      {4097, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"}, {16384, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+  };
+  for (const auto& [M, kernel] : expected) EXPECT_EQ(chosen(gated(M)), kernel) << "M = " << M;
+  // Llama-405B: a 3.5 GB packed weight takes the cooperative 128x256 tile beyond M = 2048.
+  EXPECT_EQ(chosen(gated(2048, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c2x1");
+  EXPECT_EQ(chosen(gated(2049, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
+  EXPECT_EQ(chosen(gated(16384, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
+  EXPECT_EQ(chosen(gated(4096, 1000, 520, DType::kFP16)), "sm90_gated_mlp_fp16_fp16_coop_128x256x64_c1x2");
+  EXPECT_EQ(chosen(gated(16, 1000, 520, DType::kFP16)), "sm90_gated_mlp_fp16_fp16_swap_coop_128x64x128_c1x1");
+
+  GatedMlpArgs forced = gated(333);
+  forced.kernel = KernelChoice{key_named("sm90_gated_mlp_fp16_fp16_coop_128x256x64_c1x2")};
+  EXPECT_NE(selecting(forced).message().find("computes fp16 x fp16 -> fp16, the call bf16 x bf16 -> bf16"),
+            std::string::npos);
+  forced.kernel = KernelChoice{key_named("sm90_gemm_bf16_bf16_coop_128x256x64_c1x2")};
+  EXPECT_NE(selecting(forced).message().find("is a gemm kernel"), std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The fp64 reference activations against tabulated values of their closed forms.
 #include <cmath>
+#include <limits>
 
 #include <gtest/gtest.h>
 
@@ -41,6 +42,25 @@ TEST(ReferenceActivation, LimitsAreFinite) {
     for (double x : {-80.0, -1e-8, 0.0, 1e-8, 80.0}) {
       EXPECT_TRUE(std::isfinite(act(static_cast<Activation>(k), x))) << to_string(static_cast<Activation>(k)) << " at " << x;
     }
+  }
+}
+
+// The piecewise activations are defined by cases: ±inf lands in its case, never a 0·inf; NaN stays NaN.
+TEST(ReferenceActivation, InfinitiesAndNaN) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(act(Activation::kReLU, -kInf), 0.0);
+  EXPECT_EQ(act(Activation::kReLU, kInf), kInf);
+  EXPECT_EQ(act(Activation::kLeakyReLU, -kInf), -kInf);
+  EXPECT_EQ(act(Activation::kLeakyReLU, kInf), kInf);
+  EXPECT_EQ(act(Activation::kClamp, -kInf), -1.0);
+  EXPECT_EQ(act(Activation::kClamp, kInf), 1.0);
+  EXPECT_EQ(act(Activation::kHardSwish, -kInf), 0.0);
+  EXPECT_EQ(act(Activation::kHardSwish, kInf), kInf);
+  EXPECT_EQ(act(Activation::kSigmoid, -kInf), 0.0);
+  EXPECT_EQ(act(Activation::kTanh, kInf), 1.0);
+  EXPECT_EQ(act(Activation::kGeluTanh, kInf), kInf);
+  for (int k = 0; k < kActivationCount; ++k) {
+    EXPECT_TRUE(std::isnan(act(static_cast<Activation>(k), std::nan("")))) << to_string(static_cast<Activation>(k));
   }
 }
 

@@ -18,6 +18,8 @@ TEST(ReferenceGemm, SmallProduct) {
   EXPECT_DOUBLE_EQ(acc[1], 2 + 2 + 0.75);
   EXPECT_DOUBLE_EQ(acc[2], -1 - 2);
   EXPECT_DOUBLE_EQ(acc[3], -2 + 0.5 + 0.5);
+  // Cells: row 1, column 0 alone.
+  EXPECT_DOUBLE_EQ(gemm_cells({2, 2, 3, a, 4, b, 3}, {{1}, {0}})[0], -1 - 2);
 }
 
 TEST(ReferenceEpilogue, LinearActivationComposesInDocumentedOrder) {
@@ -51,8 +53,9 @@ TEST(ReferenceEpilogue, UnfusedPathRoundsAfterEveryOp) {
   e.col_bias = col_bias;
   // GEMM result 1 + 2^-10 rounds to 1 in bf16; + 1 = 2 exactly. Fused: 2 + 2^-10.
   const std::vector<double> acc = {1.0 + 1.0 / 1024};
-  EXPECT_DOUBLE_EQ(unfused_rows(e, DType::kBF16, {0}, 1, acc)[0], 2.0);
-  EXPECT_DOUBLE_EQ(fused_rows(e, {0}, 1, acc)[0], 2.0 + 1.0 / 1024);
+  const Cells one{{0}, {0}};
+  EXPECT_DOUBLE_EQ(unfused_cells(e, DType::kBF16, one, acc)[0], 2.0);
+  EXPECT_DOUBLE_EQ(fused_cells(e, one, acc)[0], 2.0 + 1.0 / 1024);
 }
 
 TEST(ReferenceEpilogue, Reductions) {

@@ -1,13 +1,13 @@
-// validate_gated_args: every rule of include/epifuse/gated.hpp, each broken once.
+// validate_gated_mlp_args: every rule of include/epifuse/gated_mlp.hpp, each broken once and
+// matched by its message.
 #include <cstdint>
 #include <functional>
-#include <string>
-#include <utility>
 #include <limits>
+#include <string>
 
 #include <gtest/gtest.h>
 
-#include "epifuse/gated.hpp"
+#include "epifuse/gated_mlp.hpp"
 
 namespace epifuse {
 namespace {
@@ -15,8 +15,8 @@ namespace {
 // Fake, well-aligned device addresses: validation never dereferences them.
 const void* at(std::uintptr_t address) { return reinterpret_cast<const void*>(address); }
 
-GatedArgs valid_args() {
-  GatedArgs a;
+GatedMlpArgs valid_args() {
+  GatedMlpArgs a;
   a.M = 333;
   a.N = 1000;
   a.x = at(0x10000000);
@@ -32,111 +32,77 @@ GatedArgs valid_args() {
   return a;
 }
 
-TEST(ValidateGated, AcceptsValidArguments) {
-  EXPECT_TRUE(validate_gated_args(valid_args()).ok());
-  GatedArgs empty = valid_args();
+TEST(ValidateGatedMlp, AcceptsValidArguments) {
+  EXPECT_TRUE(validate_gated_mlp_args(valid_args()).ok());
+  GatedMlpArgs empty = valid_args();
   empty.M = 0;
   empty.x = nullptr;
   empty.out = nullptr;
-  EXPECT_TRUE(validate_gated_args(empty).ok()) << "M = 0 is a no-op";
+  EXPECT_TRUE(validate_gated_mlp_args(empty).ok()) << "M = 0 is a no-op";
+  GatedMlpArgs half = valid_args();
+  half.x_dtype = half.out_dtype = half.w.dtype = DType::kFP16;
+  EXPECT_TRUE(validate_gated_mlp_args(half).ok());
 }
 
 struct BadCase {
-  const char* what;
-  std::function<void(GatedArgs&)> breaks;
+  const char* message;  // what the Status says
+  std::function<void(GatedMlpArgs&)> breaks;
+  StatusCode code = StatusCode::kInvalidArgument;
 };
 
-TEST(ValidateGated, RejectsEachBrokenRule) {
+TEST(ValidateGatedMlp, RejectsEachBrokenRuleWithItsMessage) {
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
   const BadCase cases[] = {
-      {"unpacked weight", [](GatedArgs& a) { a.w.layout = GateUpLayout::kUnpacked; }},
-      {"layout of another version", [](GatedArgs& a) { a.w.layout = static_cast<GateUpLayout>(0xEF0B0802u); }},
-      {"N not matching the packed weight", [](GatedArgs& a) { a.N = 992; }},
-      {"odd packed width", [](GatedArgs& a) { a.w.N = a.N = 999; }},
-      {"N not a multiple of 8", [](GatedArgs& a) { a.w.N = a.N = 1004; }},
-      {"K not a multiple of 8", [](GatedArgs& a) { a.w.K = a.w.ld = 516; }},
-      {"packed ld != K", [](GatedArgs& a) { a.w.ld = 528; }},
-      {"fp32 weight", [](GatedArgs& a) { a.w.dtype = DType::kFP32; }},
-      {"negative M", [](GatedArgs& a) { a.M = -1; }},
-      {"M >= 2^31", [](GatedArgs& a) { a.M = std::int64_t{1} << 31; }},
-      {"null x", [](GatedArgs& a) { a.x = nullptr; }},
-      {"null out", [](GatedArgs& a) { a.out = nullptr; }},
-      {"null weight", [](GatedArgs& a) { a.w.weight = nullptr; }},
-      {"misaligned x", [](GatedArgs& a) { a.x = at(0x10000008); }},
-      {"misaligned out", [](GatedArgs& a) { a.out = const_cast<void*>(at(0x30000002)); }},
-      {"misaligned weight", [](GatedArgs& a) { a.w.weight = at(0x20000004); }},
-      {"misaligned bias", [](GatedArgs& a) { a.w.bias = static_cast<const float*>(at(0x40000002)); }},
-      {"ldx < K", [](GatedArgs& a) { a.ldx = 512; }},
-      {"ldx not a multiple of 8", [](GatedArgs& a) { a.ldx = 524; }},
-      {"ldo < N", [](GatedArgs& a) { a.ldo = 992; }},
-      {"ldo not a multiple of 8", [](GatedArgs& a) { a.ldo = 1004; }},
-      {"limit <= 0", [](GatedArgs& a) { a.limit = 0.0f; }},
-      {"limit NaN", [](GatedArgs& a) { a.limit = std::numeric_limits<float>::quiet_NaN(); }},
-      {"scale infinite", [](GatedArgs& a) { a.scale = std::numeric_limits<float>::infinity(); }},
-      {"unknown activation", [](GatedArgs& a) { a.activation = static_cast<GatedActivation>(9); }},
-      {"out overlaps x", [](GatedArgs& a) { a.out = const_cast<void*>(a.x); }},
-      {"out overlaps the weight", [](GatedArgs& a) { a.out = const_cast<void*>(at(0x20000000 + 4096)); }},
-      {"out overlaps the bias",
-       [](GatedArgs& a) { a.w.bias = static_cast<const float*>(at(0x30000000 + 64)); }},
+      {"layout tag (0x00000000) is not kGateUpBlocks8", [](auto& a) { a.w.layout = GateUpLayout::kUnpacked; }},
+      {"layout tag (0xef0b0802) is not kGateUpBlocks8",
+       [](auto& a) { a.w.layout = static_cast<GateUpLayout>(0xEF0B0802u); }},
+      {"N (992) does not match the packed weight's N (1000)", [](auto& a) { a.N = 992; }},
+      {"N (999) must be a positive multiple of 8", [](auto& a) { a.w.N = a.N = 999; }},
+      {"N (1004) must be a positive multiple of 8", [](auto& a) { a.w.N = a.N = 1004; }},
+      {"K (516) must be a positive multiple of 8", [](auto& a) { a.w.K = a.w.ld = 516; }},
+      {"the packed weight's ld (528) must equal K (520)", [](auto& a) { a.w.ld = 528; }},
+      {"weight fp32, out bf16 is not compiled", [](auto& a) { a.w.dtype = DType::kFP32; },
+       StatusCode::kNotSupported},
+      {"x fp16, weight bf16, out bf16 is not compiled", [](auto& a) { a.x_dtype = DType::kFP16; },
+       StatusCode::kNotSupported},
+      {"x bf16, weight bf16, out fp32 is not compiled", [](auto& a) { a.out_dtype = DType::kFP32; },
+       StatusCode::kNotSupported},
+      {"M must be >= 0, got -1", [](auto& a) { a.M = -1; }},
+      {"M must be < 2^31", [](auto& a) { a.M = std::int64_t{1} << 31; }},
+      {"2N must be < 2^31", [](auto& a) { a.w.N = a.N = std::int64_t{1} << 30; }},
+      {"x is null", [](auto& a) { a.x = nullptr; }},
+      {"out is null", [](auto& a) { a.out = nullptr; }},
+      {"the weight is null", [](auto& a) { a.w.weight = nullptr; }},
+      {"x must be 16-byte aligned", [](auto& a) { a.x = at(0x10000008); }},
+      {"out must be 16-byte aligned", [](auto& a) { a.out = const_cast<void*>(at(0x30000002)); }},
+      {"the weight must be 16-byte aligned", [](auto& a) { a.w.weight = at(0x20000004); }},
+      {"the bias must be 4-byte aligned", [](auto& a) { a.w.bias = static_cast<const float*>(at(0x40000002)); }},
+      {"ldx (512) must be >= K (520)", [](auto& a) { a.ldx = 512; }},
+      {"ldx (524) must be a multiple of 8 elements", [](auto& a) { a.ldx = 524; }},
+      {"ldx (549755813888) must be below 2^40 bytes", [](auto& a) { a.M = 1, a.ldx = std::int64_t{1} << 39; }},
+      {"ldo (992) must be >= N (1000)", [](auto& a) { a.ldo = 992; }},
+      {"ldo (1004) must be a multiple of 8 elements", [](auto& a) { a.ldo = 1004; }},
+      {"limit must be > 0", [](auto& a) { a.limit = 0.0f; }},
+      {"limit must be > 0", [kNaN](auto& a) { a.limit = kNaN; }},
+      {"scale must be finite", [](auto& a) { a.scale = std::numeric_limits<float>::infinity(); }},
+      {"scale must be finite", [kNaN](auto& a) { a.scale = kNaN; }},
+      {"activation 9 is not a GatedActivation", [](auto& a) { a.activation = static_cast<GatedActivation>(9); }},
+      {"out overlaps x", [](auto& a) { a.out = const_cast<void*>(a.x); }},
+      {"out overlaps the weight", [](auto& a) { a.out = const_cast<void*>(at(0x20000000 + 4096)); }},
+      {"out overlaps the bias", [](auto& a) { a.w.bias = static_cast<const float*>(at(0x30000000 + 64)); }},
+      {"the workspace overlaps x", [](auto& a) { a.workspace = const_cast<void*>(at(0x10000000 + 256)), a.workspace_bytes = 64; }},
+      {"out overlaps the workspace", [](auto& a) { a.workspace = const_cast<void*>(at(0x30000000)), a.workspace_bytes = 64; }},
+      {"x would extend past the end of the address space",
+       [](auto& a) { a.x = at(0xFFFFFFFFFFFF0000ull), a.M = 1 << 20; }},
   };
   for (const BadCase& c : cases) {
-    GatedArgs a = valid_args();
+    GatedMlpArgs a = valid_args();
     c.breaks(a);
-    const Status s = validate_gated_args(a);
-    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << c.what;
-    EXPECT_NE(s.message().find("gated_mlp:"), std::string::npos) << c.what << ": " << s.message();
+    const Status s = validate_gated_mlp_args(a);
+    EXPECT_EQ(s.code(), c.code) << c.message << ": " << s.to_string();
+    EXPECT_EQ(s.message().rfind("gated_mlp: ", 0), 0u) << s.message();
+    EXPECT_NE(s.message().find(c.message), std::string::npos) << "expected: " << c.message << "\ngot: " << s.message();
   }
-}
-
-}  // namespace
-}  // namespace epifuse
-
-namespace epifuse {
-namespace {
-
-// The shape classes of src/dispatch/sm90_gated_heuristics.cpp, and the fp16 fallbacks.
-TEST(GatedHeuristic, PicksTheKernelOfEachShapeClass) {
-  const std::pair<std::int64_t, const char*> expected[] = {
-      {1, "sm90_gated_bf16_swap_coop_128x32x128_c1x1"},   {64, "sm90_gated_bf16_swap_coop_128x32x128_c1x1"},
-      {65, "sm90_gated_bf16_pingpong_128x128x64_c1x2"},   {128, "sm90_gated_bf16_pingpong_128x128x64_c1x2"},
-      {129, "sm90_gated_bf16_pingpong_128x128x64_c2x1"},  {4096, "sm90_gated_bf16_pingpong_128x128x64_c2x1"},
-      {4097, "sm90_gated_bf16_pingpong_128x128x64_c1x2"}, {16384, "sm90_gated_bf16_pingpong_128x128x64_c1x2"},
-  };
-  for (const auto& [M, name] : expected) {
-    GatedArgs a = valid_args();
-    a.M = M;
-    std::string picked;
-    ASSERT_TRUE(gated_selected_kernel(a, &picked).ok());
-    EXPECT_EQ(picked, name) << "M = " << M;
-  }
-  GatedArgs large = valid_args();  // Llama-405B: a 3.5 GB packed weight
-  large.N = large.w.N = 53248;
-  large.ldo = 53248;
-  large.w.K = large.w.ld = large.ldx = 16384;
-  large.x = at(0x100000000000);  // far apart: these operands are gigabytes
-  large.w.weight = at(0x200000000000);
-  large.out = const_cast<void*>(at(0x300000000000));
-  for (const auto& [M, name] : {std::pair<std::int64_t, const char*>{2048, "sm90_gated_bf16_pingpong_128x128x64_c2x1"},
-                                {2049, "sm90_gated_bf16_coop_128x256x64_c1x2"},
-                                {16384, "sm90_gated_bf16_coop_128x256x64_c1x2"}}) {
-    large.M = M;
-    std::string picked;
-    ASSERT_TRUE(gated_selected_kernel(large, &picked).ok());
-    EXPECT_EQ(picked, name) << "405B-sized weight, M = " << M;
-  }
-  GatedArgs half = valid_args();
-  half.w.dtype = DType::kFP16;
-  std::string picked;
-  half.M = 4096;
-  ASSERT_TRUE(gated_selected_kernel(half, &picked).ok());
-  EXPECT_EQ(picked, "sm90_gated_fp16_coop_128x256x64_c1x2");
-  half.M = 16;
-  ASSERT_TRUE(gated_selected_kernel(half, &picked).ok());
-  EXPECT_EQ(picked, "sm90_gated_fp16_swap_coop_128x64x128_c1x1");
-  GatedArgs forced = valid_args();
-  forced.kernel = "sm90_gated_fp16_coop_128x256x64_c1x2";
-  EXPECT_EQ(gated_selected_kernel(forced, &picked).code(), StatusCode::kInvalidArgument) << "dtype mismatch";
-  forced.kernel = "no_such_kernel";
-  EXPECT_EQ(gated_selected_kernel(forced, &picked).code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // validate_gemm_args: every rule of include/epifuse/gemm.hpp gives a clear error. No GPU needed:
 // validation never dereferences or launches, so the operands are fake, disjoint addresses.
+#include <limits>
 #include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -41,7 +43,7 @@ TEST(Validate, AcceptsValidArguments) {
   GemmArgs a = valid_args();
   a.lda = 1024;  // strided A
   a.ldd = 1024;
-  a.output_dtype = DType::kFP32;
+  a.d_dtype = DType::kFP32;
   EXPECT_TRUE(validate_gemm_args(a).ok()) << validate_gemm_args(a).to_string();
 }
 
@@ -105,7 +107,7 @@ TEST(Validate, LeadingDimensions) {
   expect_error(a, StatusCode::kInvalidArgument, "lda (512) must be >= K (520)");
   a = valid_args();
   a.lda = 524;
-  expect_error(a, StatusCode::kInvalidArgument, "lda (524) must be a multiple of 8 elements");
+  expect_error(a, StatusCode::kInvalidArgument, "lda (524) must be a multiple of 8 elements (16 bytes");
   a = valid_args();
   a.ldb = 500;
   expect_error(a, StatusCode::kInvalidArgument, "ldb (500) must be >= K");
@@ -116,7 +118,7 @@ TEST(Validate, LeadingDimensions) {
   a.ldd = 1004;
   expect_error(a, StatusCode::kInvalidArgument, "ldd (1004) must be a multiple of 8 elements");
   a = valid_args();
-  a.output_dtype = DType::kFP32;
+  a.d_dtype = DType::kFP32;
   a.ldd = 1004;  // 4016 bytes: fine for fp32
   EXPECT_TRUE(validate_gemm_args(a).ok());
   a = valid_args();
@@ -133,20 +135,27 @@ TEST(Validate, SizesThatBreakAlignment) {
   a = valid_args();
   a.N = 1001;
   a.ldd = 1008;
-  expect_error(a, StatusCode::kInvalidArgument, "N (1001) must be a multiple of 8 for bf16 output");
-  a.output_dtype = DType::kFP32;
-  expect_error(a, StatusCode::kInvalidArgument, "N (1001) must be a multiple of 4 for fp32 output");
+  expect_error(a, StatusCode::kInvalidArgument, "N (1001) must be a multiple of 8 bf16 elements (16-byte rows for TMA)");
+  a.d_dtype = DType::kFP32;
+  expect_error(a, StatusCode::kInvalidArgument, "N (1001) must be a multiple of 4 fp32 elements");
 }
 
 TEST(Validate, UnsupportedDtypeCombinations) {
-  const std::pair<DType, DType> unsupported[] = {
-      {DType::kBF16, DType::kFP16}, {DType::kFP16, DType::kBF16}, {DType::kFP32, DType::kFP32}};
-  for (auto [in, out] : unsupported) {
+  const std::tuple<DType, DType, DType> unsupported[] = {{DType::kBF16, DType::kBF16, DType::kFP16},
+                                                         {DType::kFP16, DType::kFP16, DType::kBF16},
+                                                         {DType::kFP32, DType::kFP32, DType::kFP32},
+                                                         {DType::kBF16, DType::kFP16, DType::kBF16},
+                                                         {DType::kFP8E4M3, DType::kFP8E4M3, DType::kBF16}};
+  for (auto [a_type, b_type, d_type] : unsupported) {
     GemmArgs a = valid_args();
-    a.input_dtype = in;
-    a.output_dtype = out;
+    a.a_dtype = a_type;
+    a.b_dtype = b_type;
+    a.d_dtype = d_type;
     expect_error(a, StatusCode::kNotSupported, "is not compiled");
   }
+  GemmArgs a = valid_args();
+  a.a_scale = fake<const float>(kVec);
+  expect_error(a, StatusCode::kNotSupported, "no FP8 kernel is compiled yet");
 }
 
 TEST(Validate, OutputAliasingInputs) {
@@ -158,14 +167,68 @@ TEST(Validate, OutputAliasingInputs) {
   expect_error(a, StatusCode::kInvalidArgument, "D overlaps B");
   a = valid_args();
   a.epilogue.col_bias = fake<const float>(kD + 64);
-  expect_error(a, StatusCode::kInvalidArgument, "D overlaps col_bias");
+  expect_error(a, StatusCode::kInvalidArgument, "D overlaps epilogue.col_bias");
   a = valid_args();
   a.epilogue.row_sum = fake<float>(kA + 16);
-  expect_error(a, StatusCode::kInvalidArgument, "row_sum overlaps A");
+  expect_error(a, StatusCode::kInvalidArgument, "epilogue.row_sum overlaps A");
   a = valid_args();
   a.epilogue.col_sum = fake<float>(kVec);
   a.epilogue.col_amax = fake<float>(kVec + 16);
-  expect_error(a, StatusCode::kInvalidArgument, "col_sum overlaps col_amax");
+  expect_error(a, StatusCode::kInvalidArgument, "epilogue.col_sum overlaps epilogue.col_amax");
+}
+
+TEST(Validate, WorkspaceJoinsTheOverlapChecks) {
+  GemmArgs a = valid_args();
+  a.workspace = fake(kA + 4096);
+  a.workspace_bytes = 1024;
+  expect_error(a, StatusCode::kInvalidArgument, "the workspace overlaps A");
+  a.workspace = fake(kD);
+  expect_error(a, StatusCode::kInvalidArgument, "D overlaps the workspace");
+  a.workspace = fake(kC);
+  EXPECT_TRUE(validate_gemm_args(a).ok());
+}
+
+// TMA strides stop below 2^40 bytes; byte ranges are computed so that they cannot wrap around.
+TEST(Validate, LeadingDimensionsAndExtentsAreBounded) {
+  GemmArgs a = valid_args();
+  a.M = 1;  // one row: A spans K elements however large lda is
+  a.lda = std::int64_t{1} << 39;  // 2^40 bytes of bf16
+  expect_error(a, StatusCode::kInvalidArgument, "lda (549755813888) must be below 2^40 bytes");
+  a.lda = (std::int64_t{1} << 39) - 8;
+  EXPECT_TRUE(validate_gemm_args(a).ok()) << validate_gemm_args(a).to_string();
+  a.A = fake(0xFFFF000000000000ull);
+  a.M = (std::int64_t{1} << 31) - 1;
+  expect_error(a, StatusCode::kInvalidArgument, "A would extend past the end of the address space");
+}
+
+TEST(Validate, NonFiniteScalars) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  for (auto [field, name] : {std::pair{&Epilogue::alpha, "epilogue.alpha must be finite"},
+                             std::pair{&Epilogue::beta, "epilogue.beta must be finite"},
+                             std::pair{&Epilogue::leaky_slope, "epilogue.leaky_slope must be finite"}}) {
+    for (float bad : {kInf, -kInf, std::numeric_limits<float>::quiet_NaN()}) {
+      GemmArgs a = valid_args();
+      a.epilogue.*field = bad;
+      expect_error(a, StatusCode::kInvalidArgument, name);
+    }
+  }
+}
+
+// An empty problem writes only the requested reductions over what is not empty: those are
+// checked, the operands it never reads are not.
+TEST(Validate, EmptyProblemChecksTheReductionsItWrites) {
+  GemmArgs a;
+  a.M = 0;
+  a.N = 1000;
+  a.K = 520;
+  a.epilogue.col_sum = fake<float>(kVec);
+  a.epilogue.col_amax = fake<float>(kVec + 16);
+  expect_error(a, StatusCode::kInvalidArgument, "epilogue.col_sum overlaps epilogue.col_amax");
+  a.epilogue.col_amax = fake<float>(kVec + 2 + 8192);
+  expect_error(a, StatusCode::kInvalidArgument, "epilogue.col_amax must be 4-byte aligned");
+  a.epilogue.col_amax = fake<float>(kVec + 8192);
+  a.epilogue.row_sum = fake<float>(kVec);  // [M] = [0]: not written, so it may sit anywhere
+  EXPECT_TRUE(validate_gemm_args(a).ok()) << validate_gemm_args(a).to_string();
 }
 
 TEST(Validate, ResidualMayBeDButNotOverlapIt) {

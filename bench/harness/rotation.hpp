@@ -1,0 +1,18 @@
+// Operand rotation: sets of inputs and outputs rotated between timed iterations so that together
+// they exceed 5× L2, and every iteration reads its operands from device memory, as in a model.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+namespace epifuse::bench {
+
+constexpr int kMaxOperandSets = 8;  // timing.cpp's graph mode captures one graph per set
+
+inline int operand_sets(std::size_t set_bytes, std::size_t l2_bytes) {
+  return std::clamp(static_cast<int>(std::ceil(5.0 * static_cast<double>(l2_bytes) / static_cast<double>(set_bytes))), 1,
+                    kMaxOperandSets);
+}
+
+}  // namespace epifuse::bench

@@ -1,0 +1,10 @@
+#include "bench/suites/suite.hpp"
+
+namespace epifuse::bench {
+
+const std::vector<Suite>& suites() {
+  static const std::vector<Suite> table = {gemm_suite(), gated_mlp_suite()};
+  return table;
+}
+
+}  // namespace epifuse::bench

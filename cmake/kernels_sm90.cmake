@@ -1,0 +1,39 @@
+# THE sm90 kernel table: one row per compiled kernel (fields: cmake/kernel_table.cmake). Each row
+# costs one CUTLASS instantiation (~75 s and ~3.5 GB of compiler memory on a 2-core machine).
+# Dispatch (src/dispatch/sm90/) chooses among the rows; docs/heuristics.md has the measurements
+# behind them, and CONTRIBUTING.md walks through adding one.
+epifuse_kernel_table(sm90)
+
+# GEMM, bf16 -> bf16, the tuned path. Large M: cooperative 128x256, cluster 2x1, with C (calls with
+# a residual), without C, and the two narrow epilogues without C (docs/heuristics.md).
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 2 1 HAS_C)
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 2 1)
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 2 1 EPILOGUE bias_activation)
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 2 1 EPILOGUE cast)
+# 64 < M <= 256: the cluster pair shares one A tile.
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 HAS_C)
+# M <= 64: the weight on wgmma's 64-row side, the few tokens on its N side.
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB HAS_C)
+# Column reductions keep a running value per tile column in registers: a 128-column tile.
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 128 64 EPILOGUE full_with_column_reductions HAS_C)
+
+# Other dtype pairs: one large-M, one small-M and one column-reduction kernel each.
+epifuse_kernel(OP gemm A fp16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 HAS_C)
+epifuse_kernel(OP gemm A fp16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB HAS_C)
+epifuse_kernel(OP gemm A fp16 SCHEDULE cooperative TILE 128 128 64 EPILOGUE full_with_column_reductions HAS_C)
+epifuse_kernel(OP gemm A bf16 D fp32 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 HAS_C)
+epifuse_kernel(OP gemm A bf16 D fp32 SCHEDULE cooperative TILE 128 64 128 SWAP_AB HAS_C)
+epifuse_kernel(OP gemm A bf16 D fp32 SCHEDULE cooperative TILE 128 128 64 EPILOGUE full_with_column_reductions HAS_C)
+epifuse_kernel(OP gemm A fp16 D fp32 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 HAS_C)
+epifuse_kernel(OP gemm A fp16 D fp32 SCHEDULE cooperative TILE 128 64 128 SWAP_AB HAS_C)
+epifuse_kernel(OP gemm A fp16 D fp32 SCHEDULE cooperative TILE 128 128 64 EPILOGUE full_with_column_reductions HAS_C)
+
+# Fused gated MLP. Tiles are in the GEMM actually run: unswapped, N spans the packed gate/up
+# rows (twice the outputs). bf16 is what dispatch is tuned for; a cooperative 2x1 and a swapped
+# 128x64 bf16 kernel were swept and dropped (bench/results/tuning/gated-sweep-*.json).
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 2 1)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB)
+epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
+epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB)

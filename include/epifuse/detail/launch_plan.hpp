@@ -1,0 +1,30 @@
+// What one kernel launch needs beyond its arguments: the device it runs on and the scheduler's
+// knobs. CUTLASS-free; dispatch fills it, the kernel assembly (sm90_assembly.cuh) reads it.
+#pragma once
+
+#include <cstddef>
+
+#include <cuda_runtime_api.h>
+
+#include "epifuse/kernel_key.hpp"
+#include "epifuse/status.hpp"
+
+namespace epifuse::detail {
+
+struct LaunchPlan {
+  int device = 0;
+  int sm_count = 0;  // persistent grid size; from the device, never assumed
+  RasterOrder raster = RasterOrder::kHeuristic;
+  int swizzle = 1;
+};
+
+// The plan for a launch of an `arch` kernel on `stream` with default knobs, after the checks every
+// launch makes: no CUDA error pending from earlier work, the stream on the current device, the
+// device of that architecture (kNotSupported otherwise). Used by sm90::gemm_custom.
+Status launch_plan_for_stream(cudaStream_t stream, Arch arch, LaunchPlan* plan);
+
+// For a launch that needs `needed` bytes of workspace: the caller's workspace is non-null, 16-byte
+// aligned and large enough (kInvalidArgument naming `op` and the sizes otherwise).
+Status check_workspace(const char* op, std::size_t needed, const void* workspace, std::size_t workspace_bytes);
+
+}  // namespace epifuse::detail

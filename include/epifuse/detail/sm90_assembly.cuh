@@ -1,0 +1,141 @@
+// The sm90 kernel assembly every epifuse kernel shares: CUTLASS types from kernel-key values, the
+// warp-specialized TMA/wgmma mainloop sized around an epilogue, the GemmUniversal kernel, and the
+// problem as that kernel runs it (swap-aware shape, operands, strides, scheduler knobs). Kernel
+// families (src/kernels/sm90/) and sm90::gemm_custom add only their epilogue.
+//
+// The caller's view: A [M, K] (activations) and B [N, K] (the weight), K contiguous; outputs
+// row-major [M, ld]. kSwapAB runs Dᵀ = B·Aᵀ instead, so the weight fills wgmma's fixed 64-row side
+// and few tokens its flexible N side: the GEMM's M is then N, and outputs, (N, M) in GEMM
+// coordinates, are column-major there.
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cutlass/epilogue/collective/collective_builder.hpp>
+#include <cutlass/gemm/collective/collective_builder.hpp>
+#include <cutlass/gemm/dispatch_policy.hpp>
+#include <cutlass/gemm/kernel/gemm_universal.hpp>
+#include <cutlass/numeric_types.h>
+
+#include <cstdint>
+
+#include "epifuse/detail/launch_plan.hpp"
+#include "epifuse/kernel_key.hpp"
+
+namespace epifuse::detail::sm90 {
+
+template <DType kDType> struct ElementOf;
+template <> struct ElementOf<DType::kBF16> { using type = cutlass::bfloat16_t; };
+template <> struct ElementOf<DType::kFP16> { using type = cutlass::half_t; };
+template <> struct ElementOf<DType::kFP32> { using type = float; };
+template <> struct ElementOf<DType::kFP8E4M3> { using type = cutlass::float_e4m3_t; };
+template <> struct ElementOf<DType::kFP8E5M2> { using type = cutlass::float_e5m2_t; };
+template <DType kDType> using Element = typename ElementOf<kDType>::type;
+
+template <class T> struct DTypeOf;
+template <> struct DTypeOf<cutlass::bfloat16_t> { static constexpr DType kValue = DType::kBF16; };
+template <> struct DTypeOf<cutlass::half_t> { static constexpr DType kValue = DType::kFP16; };
+template <> struct DTypeOf<float> { static constexpr DType kValue = DType::kFP32; };
+
+struct Cooperative {
+  using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecializedCooperative;
+  using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecializedCooperative;
+};
+struct Pingpong {
+  using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecializedPingpong;
+  using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecialized;
+};
+
+template <Schedule kSchedule> struct ScheduleOf;
+template <> struct ScheduleOf<Schedule::kCooperative> { using type = Cooperative; };
+template <> struct ScheduleOf<Schedule::kPingpong> { using type = Pingpong; };
+
+// 16 bytes of T, in elements: TMA's alignment. Void operands (absent C or D) take any value.
+template <class T>
+constexpr int kAlignment = 16 / static_cast<int>(sizeof(cute::conditional_t<cute::is_void_v<T>, std::uint16_t, T>));
+
+// CUTLASS's sm90 TMA epilogue around an epilogue tree, in GEMM coordinates.
+template <class TileShape, class ClusterShape, class EpilogueTile, class ElementC, class ElementD, class LayoutD,
+          class Schedule, class Tree>
+using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, EpilogueTile, float, float,
+    ElementC, LayoutD, kAlignment<ElementC>, ElementD, LayoutD, kAlignment<ElementD>,
+    typename Schedule::EpilogueSchedule, Tree>::CollectiveOp;
+
+// The output layout in GEMM coordinates: row-major [M, ld] memory seen through the (swapped) GEMM.
+template <bool kSwapAB>
+using OutputLayout = cute::conditional_t<kSwapAB, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;
+
+template <class ElementA, class ElementB, class TileShape_, class ClusterShape_, class Schedule, bool kSwapAB,
+          class Epilogue>
+struct Assembly {
+  using TileShape = TileShape_;        // (BLK_M, BLK_N, BLK_K) of the GEMM actually run
+  using ClusterShape = ClusterShape_;  // (CLUSTER_M, CLUSTER_N, 1)
+  using GemmElementA = cute::conditional_t<kSwapAB, ElementB, ElementA>;
+  using GemmElementB = cute::conditional_t<kSwapAB, ElementA, ElementB>;
+  static_assert(!cute::is_same_v<Schedule, Cooperative> || cute::size<0>(TileShape{}) >= 128,
+                "the cooperative schedule splits tile M over two warpgroups: tile M must be >= 128");
+
+  // Mainloop stages fill the shared memory the epilogue leaves.
+  using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, GemmElementA, cutlass::layout::RowMajor,
+      kAlignment<GemmElementA>, GemmElementB, cutlass::layout::ColumnMajor, kAlignment<GemmElementB>, float,
+      TileShape, ClusterShape,
+      cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
+      typename Schedule::MainloopSchedule>::CollectiveOp;
+
+  using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue>;
+
+  // (Mg, Ng, K, L) of the GEMM actually run; validation keeps every size below 2^31.
+  static cute::Shape<int, int, int, int> problem_shape(std::int64_t M, std::int64_t N, std::int64_t K) {
+    return {static_cast<int>(kSwapAB ? N : M), static_cast<int>(kSwapAB ? M : N), static_cast<int>(K), 1};
+  }
+
+  // A [M, lda] and B [N, ldb] as the GEMM's (Mg, K, L) and (Ng, K, L) operands.
+  static typename Mainloop::Arguments mainloop_arguments(const void* a, std::int64_t lda, const void* b,
+                                                         std::int64_t ldb) {
+    using cute::_1;
+    typename Kernel::StrideA stride_a{kSwapAB ? ldb : lda, _1{}, std::int64_t{0}};
+    typename Kernel::StrideB stride_b{kSwapAB ? lda : ldb, _1{}, std::int64_t{0}};
+    return {static_cast<const GemmElementA*>(kSwapAB ? b : a), stride_a,
+            static_cast<const GemmElementB*>(kSwapAB ? a : b), stride_b};
+  }
+
+  // A row-major [M, ld] output as (Mg, Ng, L) strides: (ld, 1), or (1, ld) swapped.
+  template <class StrideMNL>
+  static StrideMNL output_stride(std::int64_t ld) {
+    using cute::_1;
+    if constexpr (kSwapAB) {
+      return StrideMNL{_1{}, ld, std::int64_t{0}};
+    } else {
+      return StrideMNL{ld, _1{}, std::int64_t{0}};
+    }
+  }
+
+  // The GEMM epilogue's own operands: D, and C when the kernel has one. Without a residual the C
+  // descriptor still needs a valid tensor: D's, which a tree that skips C never loads.
+  static typename Epilogue::Arguments output_arguments(const typename Epilogue::FusionCallbacks::Arguments& tree,
+                                                       const void* c, std::int64_t ldc, void* d, std::int64_t ldd) {
+    using ElementD = typename Epilogue::ElementD;
+    using ElementC = cute::conditional_t<cute::is_void_v<typename Epilogue::ElementC>, ElementD, typename Epilogue::ElementC>;
+    return {tree, static_cast<const ElementC*>(c != nullptr ? c : d),
+            output_stride<typename Kernel::StrideC>(c != nullptr ? ldc : ldd), static_cast<ElementD*>(d),
+            output_stride<typename Kernel::StrideD>(ldd)};
+  }
+
+  static typename Kernel::Arguments arguments(std::int64_t M, std::int64_t N, std::int64_t K,
+                                              const typename Mainloop::Arguments& mainloop,
+                                              const typename Epilogue::Arguments& epilogue, const LaunchPlan& plan) {
+    cutlass::KernelHardwareInfo hw_info;
+    hw_info.device_id = plan.device;
+    hw_info.sm_count = plan.sm_count;
+    typename Kernel::TileSchedulerArguments scheduler;
+    scheduler.max_swizzle_size = plan.swizzle;
+    using Raster = cutlass::gemm::kernel::detail::RasterOrderOptions;
+    scheduler.raster_order = plan.raster == RasterOrder::kAlongM   ? Raster::AlongM
+                             : plan.raster == RasterOrder::kAlongN ? Raster::AlongN
+                                                                   : Raster::Heuristic;
+    return {cutlass::gemm::GemmUniversalMode::kGemm, problem_shape(M, N, K), mainloop, epilogue, hw_info, scheduler};
+  }
+};
+
+}  // namespace epifuse::detail::sm90

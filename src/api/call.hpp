@@ -1,0 +1,52 @@
+// What every entry point does between validation and the launch, for any op's Args: the stream's
+// device (and the launch prerequisites it checks), the opt-in pointer check, the kernel choice
+// among the compiled kernels, and the launch plan. Arch-neutral: dispatch picks the architecture.
+#pragma once
+
+#include <variant>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "dispatch/device_caps.hpp"
+#include "dispatch/registry.hpp"
+#include "dispatch/select.hpp"
+#include "kernels/kernel_entry.hpp"
+#include "validate/pointer_check.hpp"
+
+namespace epifuse::detail {
+
+template <class Args>
+struct Call {
+  DeviceCaps caps;
+  KernelChoice choice;
+  const Launcher<Args>* launcher = nullptr;
+  LaunchPlan plan;
+};
+
+// Every operand pointer of a call, for the opt-in pointer check.
+std::vector<NamedPointer> operand_pointers(const GemmArgs& args);
+std::vector<NamedPointer> operand_pointers(const GatedMlpArgs& args);
+
+template <class Args>
+Status check_device(const char* op, const Args& args, cudaStream_t stream, DeviceCaps* caps) {
+  if (Status s = stream_device_caps(stream, caps); !s.ok()) return s;
+  if (pointer_check_enabled()) return check_device_pointers(op, operand_pointers(args), caps->device);
+  return Status::success();
+}
+
+// For validated args of a call that launches a kernel.
+template <class Args>
+Status prepare_call(const char* op, const Args& args, cudaStream_t stream, Call<Args>* call) {
+  if (Status s = check_device(op, args, stream, &call->caps); !s.ok()) return s;
+  if (Status s = select(args, call->caps, compiled_keys(), &call->choice); !s.ok()) return s;
+  const KernelEntry* entry = find_entry(call->choice.key);
+  call->launcher = entry != nullptr ? std::get_if<Launcher<Args>>(&entry->launcher) : nullptr;
+  if (call->launcher == nullptr) {
+    return Status::internal(std::string(op) + ": dispatch chose '" + name(call->choice.key) + "', which has no launcher");
+  }
+  call->plan = launch_plan(call->caps, call->choice);
+  return Status::success();
+}
+
+}  // namespace epifuse::detail

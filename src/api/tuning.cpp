@@ -1,0 +1,51 @@
+// Kernel introspection and forcing (include/epifuse/tuning.hpp).
+#include "epifuse/tuning.hpp"
+
+#include "api/call.hpp"
+
+namespace epifuse {
+namespace {
+
+// For validated args.
+template <class Args>
+Status selected(const char* op, const Args& args, bool launches_nothing, cudaStream_t stream,
+                std::optional<KernelChoice>* choice) {
+  if (launches_nothing) return Status::success();
+  detail::Call<Args> call;
+  if (Status s = detail::prepare_call(op, args, stream, &call); !s.ok()) return s;
+  *choice = call.choice;
+  return Status::success();
+}
+
+}  // namespace
+
+std::vector<KernelKey> compiled_kernels(Op op) {
+  std::vector<KernelKey> keys;
+  for (const KernelKey& k : detail::compiled_keys()) {
+    if (k.op == op) keys.push_back(k);
+  }
+  return keys;
+}
+
+std::optional<KernelKey> find_kernel(std::string_view kernel_name) {
+  for (const KernelKey& k : detail::compiled_keys()) {
+    if (name(k) == kernel_name) return k;
+  }
+  return std::nullopt;
+}
+
+Status selected_kernel(const GemmArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice) {
+  if (choice == nullptr) return Status::invalid_argument("selected_kernel: choice is null");
+  choice->reset();
+  if (Status s = validate_gemm_args(args); !s.ok()) return s;
+  return selected("gemm", args, args.M == 0 || args.N == 0, stream, choice);
+}
+
+Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice) {
+  if (choice == nullptr) return Status::invalid_argument("selected_kernel: choice is null");
+  choice->reset();
+  if (Status s = validate_gated_mlp_args(args); !s.ok()) return s;
+  return selected("gated_mlp", args, args.M == 0, stream, choice);
+}
+
+}  // namespace epifuse

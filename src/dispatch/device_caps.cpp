@@ -1,0 +1,67 @@
+#include "dispatch/device_caps.hpp"
+
+#include <array>
+#include <mutex>
+#include <optional>
+
+namespace epifuse::detail {
+namespace {
+
+constexpr int kMaxDevices = 64;
+
+// A failed query of ours, cleared so that it does not surface in the caller's next check.
+Status failed(const std::string& what, cudaError_t err) {
+  cudaGetLastError();
+  return Status::cuda_error(what + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+}
+
+Status query(int device, DeviceCaps* caps) {
+  cudaDeviceProp prop{};
+  if (cudaError_t err = cudaGetDeviceProperties(&prop, device); err != cudaSuccess) {
+    return failed("cudaGetDeviceProperties", err);
+  }
+  caps->device = device;
+  caps->cc_major = prop.major;
+  caps->cc_minor = prop.minor;
+  caps->sm_count = prop.multiProcessorCount;
+  caps->name = prop.name;
+  return Status::success();
+}
+
+}  // namespace
+
+Status stream_device_caps(cudaStream_t stream, DeviceCaps* caps) {
+  int current = 0;
+  if (cudaError_t err = cudaGetDevice(&current); err != cudaSuccess) return failed("no usable CUDA device", err);
+  if (cudaError_t pending = cudaPeekAtLastError(); pending != cudaSuccess) {
+    return Status::cuda_error(std::string("a CUDA error from earlier work is pending: ") + cudaGetErrorName(pending) +
+                              " (" + cudaGetErrorString(pending) +
+                              "); nothing was launched. Its owner clears it with cudaGetLastError()");
+  }
+  int stream_device = current;
+  if (cudaError_t err = cudaStreamGetDevice(stream, &stream_device); err != cudaSuccess) {
+    return failed("cudaStreamGetDevice", err);
+  }
+  if (stream_device != current) {
+    return Status::invalid_argument("the stream belongs to device " + std::to_string(stream_device) + " but device " +
+                                    std::to_string(current) +
+                                    " is current, where kernels launch: make the stream's device current first");
+  }
+  if (current < 0 || current >= kMaxDevices) {
+    return Status::not_supported("device index " + std::to_string(current) + " is beyond the " +
+                                 std::to_string(kMaxDevices) + " epifuse keeps");
+  }
+  static std::array<std::optional<DeviceCaps>, kMaxDevices> cache;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::optional<DeviceCaps>& entry = cache[current];
+  if (!entry) {
+    DeviceCaps fresh;
+    if (Status s = query(current, &fresh); !s.ok()) return s;
+    entry = fresh;
+  }
+  *caps = *entry;
+  return Status::success();
+}
+
+}  // namespace epifuse::detail

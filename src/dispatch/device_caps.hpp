@@ -1,0 +1,27 @@
+// What dispatch knows of the device a call runs on. The query reports every GPU as it is;
+// whether a compiled kernel serves it is dispatch's answer (select.hpp), not the query's.
+#pragma once
+
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "epifuse/status.hpp"
+
+namespace epifuse::detail {
+
+struct DeviceCaps {
+  int device = 0;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  std::string name;
+};
+
+// The checks every launch makes first, then the capabilities of `stream`'s device (its
+// properties are queried once per device):
+//   - a usable CUDA device (kCudaError with CUDA's cause otherwise);
+//   - no CUDA error pending from earlier work (kCudaError naming it; it stays pending for its owner);
+//   - the stream on the current device (kInvalidArgument: kernels launch on the current device).
+Status stream_device_caps(cudaStream_t stream, DeviceCaps* caps);
+
+}  // namespace epifuse::detail

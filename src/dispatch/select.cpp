@@ -1,0 +1,104 @@
+#include "dispatch/select.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "dispatch/sm90/heuristics.hpp"
+
+namespace epifuse::detail {
+namespace {
+
+std::string device_label(const DeviceCaps& caps) {
+  return "device " + std::to_string(caps.device) + " (" + caps.name + ", sm_" + std::to_string(caps.cc_major) +
+         std::to_string(caps.cc_minor) + ")";
+}
+
+Status no_kernels_for(const char* op, const DeviceCaps& caps) {
+  return Status::not_supported(std::string(op) + ": no epifuse kernel runs on " + device_label(caps) +
+                               "; this build compiles kernels for sm_90a (Hopper: H100, H200)");
+}
+
+// What every forced kernel must be: compiled, of the call's op, for the device, with valid knobs.
+Status check_forced(const char* op_name, Op op, Arch arch, const KernelChoice& forced,
+                    const std::vector<KernelKey>& candidates) {
+  const std::string named = std::string(op_name) + ": forced kernel '" + name(forced.key) + "' ";
+  if (std::find(candidates.begin(), candidates.end(), forced.key) == candidates.end()) {
+    return Status::invalid_argument(named + "is not compiled in this build; compiled_kernels() lists them");
+  }
+  if (forced.key.op != op) return Status::invalid_argument(named + "is a " + to_string(forced.key.op) + " kernel");
+  if (forced.key.arch != arch) return Status::invalid_argument(named + "does not run on this device's architecture");
+  if (forced.swizzle != 1 && forced.swizzle != 2 && forced.swizzle != 4 && forced.swizzle != 8) {
+    return Status::invalid_argument(named + "with swizzle " + std::to_string(forced.swizzle) +
+                                    ": the swizzle must be 1, 2, 4 or 8");
+  }
+  const int raster = static_cast<int>(forced.raster);
+  if (raster < 0 || raster > static_cast<int>(RasterOrder::kAlongN)) {
+    return Status::invalid_argument(named + "with raster order " + std::to_string(raster) + ", not a RasterOrder");
+  }
+  return Status::success();
+}
+
+std::string types(DType a, DType b, DType d) {
+  return std::string(to_string(a)) + " x " + to_string(b) + " -> " + to_string(d);
+}
+
+}  // namespace
+
+std::optional<Arch> kernel_arch(const DeviceCaps& caps) {
+  if (caps.cc_major == 9 && caps.cc_minor == 0) return Arch::kSm90;
+  return std::nullopt;
+}
+
+Status select(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
+              KernelChoice* choice) {
+  const std::optional<Arch> arch = kernel_arch(caps);
+  if (!arch) return no_kernels_for("gemm", caps);
+  if (const std::optional<KernelChoice>& forced = args.kernel) {
+    if (Status s = check_forced("gemm", Op::kGemm, *arch, *forced, candidates); !s.ok()) return s;
+    const KernelKey& k = forced->key;
+    const std::string named = "gemm: forced kernel '" + name(k) + "' ";
+    if (k.a != args.a_dtype || k.b != args.b_dtype || k.d != args.d_dtype) {
+      return Status::invalid_argument(named + "computes " + types(k.a, k.b, k.d) + ", the call " +
+                                      types(args.a_dtype, args.b_dtype, args.d_dtype));
+    }
+    if (args.epilogue.residual && !k.has_c) {
+      return Status::invalid_argument(named + "is compiled without C; this epilogue has a residual");
+    }
+    if (k.epilogue < required_coverage(args.epilogue)) {
+      return Status::invalid_argument(named + "serves " + to_string(k.epilogue) + " epilogues; this one needs " +
+                                      to_string(required_coverage(args.epilogue)));
+    }
+    *choice = *forced;
+    return Status::success();
+  }
+  switch (*arch) {
+    case Arch::kSm90: return sm90::choose(args, caps, candidates, choice);
+  }
+  return no_kernels_for("gemm", caps);
+}
+
+Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
+              KernelChoice* choice) {
+  const std::optional<Arch> arch = kernel_arch(caps);
+  if (!arch) return no_kernels_for("gated_mlp", caps);
+  if (const std::optional<KernelChoice>& forced = args.kernel) {
+    if (Status s = check_forced("gated_mlp", Op::kGatedMlp, *arch, *forced, candidates); !s.ok()) return s;
+    const KernelKey& k = forced->key;
+    if (k.a != args.x_dtype || k.b != args.w.dtype || k.d != args.out_dtype) {
+      return Status::invalid_argument("gated_mlp: forced kernel '" + name(k) + "' computes " + types(k.a, k.b, k.d) +
+                                      ", the call " + types(args.x_dtype, args.w.dtype, args.out_dtype));
+    }
+    *choice = *forced;
+    return Status::success();
+  }
+  switch (*arch) {
+    case Arch::kSm90: return sm90::choose(args, caps, candidates, choice);
+  }
+  return no_kernels_for("gated_mlp", caps);
+}
+
+LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice) {
+  return {caps.device, caps.sm_count, choice.raster, choice.swizzle};
+}
+
+}  // namespace epifuse::detail

@@ -1,0 +1,31 @@
+// Dispatch: which compiled kernel runs a call on the device it runs on. Entry points never name
+// an architecture: select() maps the device's capabilities to the architecture whose kernels run
+// there and asks that architecture's heuristics (dispatch/sm90/heuristics.hpp). A device with no
+// compiled kernels is a dispatch result: kNotSupported, with a message that says so.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "dispatch/device_caps.hpp"
+#include "epifuse/detail/launch_plan.hpp"
+#include "epifuse/gated_mlp.hpp"
+#include "epifuse/gemm.hpp"
+#include "epifuse/kernel_key.hpp"
+
+namespace epifuse::detail {
+
+// The architecture whose kernels run on the device, if epifuse has kernels for one.
+std::optional<Arch> kernel_arch(const DeviceCaps& caps);
+
+// For validated args of a call that launches a kernel. `candidates`: the kernels to choose
+// among (the compiled ones; the whole table in the CPU tests). A forced args.kernel is checked
+// against the candidates, the device and the call.
+Status select(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
+              KernelChoice* choice);
+Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
+              KernelChoice* choice);
+
+LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice);
+
+}  // namespace epifuse::detail

@@ -1,0 +1,30 @@
+// The sm90 kernel for a call among `candidates` (keys of any op and architecture: only sm90 keys
+// of the call's op qualify). kNotSupported when none serves the call (a build filtered to others).
+#pragma once
+
+#include <vector>
+
+#include "dispatch/device_caps.hpp"
+#include "epifuse/gated_mlp.hpp"
+#include "epifuse/gemm.hpp"
+#include "epifuse/kernel_key.hpp"
+
+namespace epifuse::detail::sm90 {
+
+Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
+              KernelChoice* choice);
+Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
+              KernelChoice* choice);
+
+// A kernel configuration apart from types and epilogue: what the shape-class rules choose.
+struct Configuration {
+  Schedule schedule;
+  TileShape tile;
+  ClusterShape cluster;
+  bool swap_ab;
+};
+
+// An sm90 key with configuration `c`.
+bool has_configuration(const KernelKey& key, const Configuration& c);
+
+}  // namespace epifuse::detail::sm90

@@ -1,0 +1,92 @@
+// Streams and threads: four host threads with streams of their own, the per-thread default
+// stream, and CUDA-graph capture in Global mode as the process's first launch of the kernels
+// (the FirstCall tests run in a process of their own: tests/CMakeLists.txt).
+#include <cmath>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "tests/gpu/gpu_test.hpp"
+
+namespace epifuse::testing {
+namespace {
+
+class Streams : public ::testing::Test {
+ protected:
+  void SetUp() override { EPIFUSE_REQUIRE_HOPPER(); }
+};
+
+TEST_F(Streams, FourHostThreadsWithTheirOwnStreams) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t] {
+      cudaStream_t stream;
+      EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+      for (int round = 0; round < 3; ++round) {
+        const std::int64_t M = 40 + 300 * t + round;  // swapped and large-M kernels across threads
+        expect_case_passes({M, 1000, 520, DType::kBF16, DType::kBF16, 0, 0,
+                            {.col_bias = true, .activation = Activation::kSiLU, .reductions = kRowAmax | kAmax}},
+                           stream);
+        expect_gated_passes({M, 1000, 520, DType::kBF16, GatedActivation::kSwiGLU, true}, stream);
+      }
+      EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
+    });
+  }
+  for (std::thread& t : threads) t.join();
+}
+
+TEST_F(Streams, PerThreadDefaultStream) {
+  expect_case_passes({333, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.residual = Residual::kAfterActivation}},
+                     cudaStreamPerThread);
+  expect_gated_passes({13, 1000, 520, DType::kBF16, GatedActivation::kGeGLUTanh, true}, cudaStreamPerThread);
+}
+
+// Both ops captured in one graph in Global mode, before either kernel ever ran in this process
+// (no warm-up: shared-memory attributes, module loading and amax's zeroing all happen under
+// capture), then the graph replayed twice and its outputs checked.
+TEST_F(Streams, FirstCallInsideGraphCaptureInGlobalMode) {
+  const GemmCase gemm_case = {333, 1000, 520, DType::kBF16, DType::kBF16, 0, 0,
+                              {.col_bias = true, .activation = Activation::kGeluTanh, .reductions = kAmax}};
+  const GatedCase gated_case = {200, 1000, 520, DType::kBF16, GatedActivation::kSwiGLU, true};
+  GemmProblem gp(gemm_case, case_seed(gemm_case.name()));
+  GatedProblem mp(gated_case, case_seed(gated_case.name()));
+  gp.poison_outputs();
+  mp.poison_output();
+  cudaStream_t stream;
+  EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  const Status g = gemm(gp.args(), stream);
+  const Status m = gated_mlp(mp.args(), stream);
+  EPIFUSE_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  ASSERT_TRUE(g.ok()) << g.to_string();
+  ASSERT_TRUE(m.ok()) << m.to_string();
+  cudaGraphExec_t exec;
+  EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  const ReferenceAccumulators reference = reference_accumulators(gp);
+  float first_amax = 0.0f;
+  for (int replay = 0; replay < 2; ++replay) {
+    gp.poison_outputs();  // NaN in D and amax: the graph itself must zero amax before its atomics
+    mp.poison_output();
+    EPIFUSE_CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+    const CheckReport r = check_external_output(gp, reference, gp.d().data(), gp.ldd(), DType::kBF16,
+                                                gemm_case.epilogue, Judge::kFused);
+    EXPECT_TRUE(r.passed) << r.text;
+    float amax;
+    EPIFUSE_CHECK_CUDA(cudaMemcpy(&amax, gp.reduction(kAmax)->data(), sizeof amax, cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(std::isfinite(amax) && amax > 0.0f) << "amax " << amax << " after replay " << replay;
+    if (replay == 0) first_amax = amax;
+    EXPECT_EQ(amax, first_amax) << "replays differ";
+    const GatedReport q = check_gated_output(mp, mp.out().data(), mp.args().ldo);
+    EXPECT_TRUE(q.passed) << q.text;
+  }
+  EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
+  EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
+  EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+}  // namespace
+}  // namespace epifuse::testing
