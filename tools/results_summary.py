@@ -7,6 +7,7 @@ the per-shape comparison, the targets and memory; for gated-accuracy the accurac
 """
 import json
 import math
+import re
 import sys
 from collections import defaultdict
 
@@ -48,7 +49,7 @@ def gated_table(report, rows):
             big.append(la["median_us"] / e["median_us"])
         mem = " / ".join(f"{x['activation_bytes'] / 1e6:.1f}" for x in (e, la, eg))
         checks = "/".join(x["check"] for x in (e, la, eg))
-        print(f"| {key[0]} | {key[1]} | {key[2]} | {e['kernel'].replace('sm90_gated_bf16_', '')} | "
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {re.sub(r'^sm90_gated(_mlp)?_bf16_(bf16_)?', '', e['kernel'])} | "
               f"{e['median_us']:.1f} | {lt['median_us']:.1f} | {la['median_us']:.1f} | {eg['median_us']:.1f} | "
               f"{e['vs_cublaslt+act']:.3f} | {e['vs_eager']:.3f} | {e['time_vs_cublaslt_gemm_alone']:.3f} | "
               f"{e['tflops']:.0f} | {e['pct_roofline']:.0f} | {act['pct_of_copy_bandwidth']:.0f} | {mem} | {checks} |")

@@ -18,7 +18,7 @@ namespace epifuse::detail {
 
 template <class Args>
 struct Call {
-  DeviceCaps caps;
+  const DeviceCaps* caps = nullptr;
   KernelChoice choice;
   const Launcher<Args>* launcher = nullptr;
   LaunchPlan plan;
@@ -29,9 +29,9 @@ std::vector<NamedPointer> operand_pointers(const GemmArgs& args);
 std::vector<NamedPointer> operand_pointers(const GatedMlpArgs& args);
 
 template <class Args>
-Status check_device(const char* op, const Args& args, cudaStream_t stream, DeviceCaps* caps) {
+Status check_device(const char* op, const Args& args, cudaStream_t stream, const DeviceCaps** caps) {
   if (Status s = stream_device_caps(stream, caps); !s.ok()) return s;
-  if (pointer_check_enabled()) return check_device_pointers(op, operand_pointers(args), caps->device);
+  if (pointer_check_enabled()) return check_device_pointers(op, operand_pointers(args), (*caps)->device);
   return Status::success();
 }
 
@@ -39,13 +39,13 @@ Status check_device(const char* op, const Args& args, cudaStream_t stream, Devic
 template <class Args>
 Status prepare_call(const char* op, const Args& args, cudaStream_t stream, Call<Args>* call) {
   if (Status s = check_device(op, args, stream, &call->caps); !s.ok()) return s;
-  if (Status s = select(args, call->caps, compiled_keys(), &call->choice); !s.ok()) return s;
+  if (Status s = select(args, *call->caps, compiled_keys(), &call->choice); !s.ok()) return s;
   const KernelEntry* entry = find_entry(call->choice.key);
   call->launcher = entry != nullptr ? std::get_if<Launcher<Args>>(&entry->launcher) : nullptr;
   if (call->launcher == nullptr) {
     return Status::internal(std::string(op) + ": dispatch chose '" + name(call->choice.key) + "', which has no launcher");
   }
-  call->plan = launch_plan(call->caps, call->choice);
+  call->plan = launch_plan(*call->caps, call->choice);
   return Status::success();
 }
 

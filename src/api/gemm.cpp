@@ -52,6 +52,10 @@ std::vector<NamedPointer> operand_pointers(const GemmArgs& a) {
           {"the workspace", a.workspace}};
 }
 
+Status check_gemm_pointers(const GemmArgs& args, int device) {
+  return pointer_check_enabled() ? check_device_pointers(kOp, operand_pointers(args), device) : Status::success();
+}
+
 }  // namespace detail
 
 Status gemm_workspace_size(const GemmArgs& args, cudaStream_t stream, std::size_t* bytes) {
@@ -68,7 +72,7 @@ Status gemm(const GemmArgs& args, cudaStream_t stream) {
   if (Status s = validate_gemm_args(args); !s.ok()) return s;
   if (launches_nothing(args)) {
     if (!args.epilogue.has_reductions()) return Status::success();
-    detail::DeviceCaps caps;
+    const detail::DeviceCaps* caps = nullptr;
     if (Status s = detail::check_device(kOp, args, stream, &caps); !s.ok()) return s;
     return write_empty_reductions(args, stream);
   }

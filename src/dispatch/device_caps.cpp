@@ -30,7 +30,7 @@ Status query(int device, DeviceCaps* caps) {
 
 }  // namespace
 
-Status stream_device_caps(cudaStream_t stream, DeviceCaps* caps) {
+Status stream_device_caps(cudaStream_t stream, const DeviceCaps** caps) {
   int current = 0;
   if (cudaError_t err = cudaGetDevice(&current); err != cudaSuccess) return failed("no usable CUDA device", err);
   if (cudaError_t pending = cudaPeekAtLastError(); pending != cudaSuccess) {
@@ -60,7 +60,7 @@ Status stream_device_caps(cudaStream_t stream, DeviceCaps* caps) {
     if (Status s = query(current, &fresh); !s.ok()) return s;
     entry = fresh;
   }
-  *caps = *entry;
+  *caps = &*entry;
   return Status::success();
 }
 

@@ -17,11 +17,11 @@ struct DeviceCaps {
   std::string name;
 };
 
-// The checks every launch makes first, then the capabilities of `stream`'s device (its
-// properties are queried once per device):
+// The checks every launch makes first, then the capabilities of `stream`'s device, queried once
+// per device and kept for the process (`*caps` points at that copy):
 //   - a usable CUDA device (kCudaError with CUDA's cause otherwise);
 //   - no CUDA error pending from earlier work (kCudaError naming it; it stays pending for its owner);
 //   - the stream on the current device (kInvalidArgument: kernels launch on the current device).
-Status stream_device_caps(cudaStream_t stream, DeviceCaps* caps);
+Status stream_device_caps(cudaStream_t stream, const DeviceCaps** caps);
 
 }  // namespace epifuse::detail

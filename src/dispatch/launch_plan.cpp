@@ -10,14 +10,14 @@
 namespace epifuse::detail {
 
 Status launch_plan_for_stream(cudaStream_t stream, Arch arch, LaunchPlan* plan) {
-  DeviceCaps caps;
+  const DeviceCaps* caps = nullptr;
   if (Status s = stream_device_caps(stream, &caps); !s.ok()) return s;
-  if (kernel_arch(caps) != arch) {
-    return Status::not_supported("device " + std::to_string(caps.device) + " (" + caps.name + ", sm_" +
-                                 std::to_string(caps.cc_major) + std::to_string(caps.cc_minor) +
+  if (kernel_arch(*caps) != arch) {
+    return Status::not_supported("device " + std::to_string(caps->device) + " (" + caps->name + ", sm_" +
+                                 std::to_string(caps->cc_major) + std::to_string(caps->cc_minor) +
                                  ") does not run this kernel's architecture");
   }
-  *plan = launch_plan(caps, KernelChoice{});
+  *plan = launch_plan(*caps, KernelChoice{});
   return Status::success();
 }
 

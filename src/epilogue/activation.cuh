@@ -8,7 +8,8 @@
 //   piecewise  g = clamp(a·x + b, lo, hi);  y = (mul_x ? x·g, 0 where g = 0 : g) + c·min(x, 0)
 //              ReLU, LeakyReLU, Clamp, HardSwish; by cases, so ±inf never meets a zero factor
 //              (relu(−inf) = 0, hardswish(−inf) = 0) and NaN passes through the clamp
-//   sigmoid    y = s·(p + q·x) + r,  s = σ(x·(k1 + k3·x²))
+//   sigmoid    y = s·(p + q·x) + r,  s = σ(x·(k1 + k3·x²)), the terms with q = 0 or k3 = 0 left out
+//              (so that ±inf never meets a zero coefficient: sigmoid(inf) = 1, tanh(−inf) = −1)
 //              Sigmoid, SiLU, Tanh = 2σ(2x) − 1, GELU-tanh = x·σ(2u) = x/2·(1 + tanh u)
 //   erf        y = x/2 · (1 + erf(x/√2))                                           GELU-erf
 // σ(t) = 1/(1 + 2^(−t·log2 e)) uses the special-function unit (ex2.approx, rcp.approx: a few ulp),
@@ -111,8 +112,9 @@ __device__ __forceinline__ void activate(Fragment& v, const ActivationProgram& p
 #pragma unroll
       for (int i = 0; i < kSize; ++i) {
         const float x = v[i];
-        const float s = sigmoid(x * fmaf(pr.k3, x * x, pr.k1));
-        v[i] = fmaf(s, fmaf(pr.q, x, pr.p), pr.r);
+        const float t = pr.k3 == 0.0f ? pr.k1 * x : x * fmaf(pr.k3, x * x, pr.k1);
+        const float s = sigmoid(t);
+        v[i] = fmaf(s, pr.q == 0.0f ? pr.p : fmaf(pr.q, x, pr.p), pr.r);
       }
       break;
     case ActivationFamily::kErf:

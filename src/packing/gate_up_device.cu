@@ -47,7 +47,7 @@ Status launched(const char* what) {
 Status pack_gate_up(const GateUpSource& src, void* packed_weight, float* packed_bias, PackedGateUp* packed,
                     cudaStream_t stream) {
   if (Status s = detail::check_pack_args(src, packed_weight, packed_bias, packed, /*device=*/true); !s.ok()) return s;
-  detail::DeviceCaps caps;
+  const detail::DeviceCaps* caps = nullptr;
   if (Status s = detail::stream_device_caps(stream, &caps); !s.ok()) return s;
   const std::int64_t vec_elems = 16 / static_cast<std::int64_t>(dtype_bytes(src.dtype));
   copy_gate_up_rows<true><<<static_cast<unsigned>(2 * src.N), kThreads, 0, stream>>>(
@@ -62,7 +62,7 @@ Status pack_gate_up(const GateUpSource& src, void* packed_weight, float* packed_
 Status unpack_gate_up(const PackedGateUp& packed, void* gate, void* up, float* gate_bias, float* up_bias,
                       cudaStream_t stream) {
   if (Status s = detail::check_unpack_args(packed, gate, up, gate_bias, up_bias, /*device=*/true); !s.ok()) return s;
-  detail::DeviceCaps caps;
+  const detail::DeviceCaps* caps = nullptr;
   if (Status s = detail::stream_device_caps(stream, &caps); !s.ok()) return s;
   const std::int64_t vec_elems = 16 / static_cast<std::int64_t>(dtype_bytes(packed.dtype));
   copy_gate_up_rows<false><<<static_cast<unsigned>(2 * packed.N), kThreads, 0, stream>>>(

@@ -11,7 +11,7 @@ namespace epifuse {
 GateUpSource gate_up_from_fused(const void* fused, const float* fused_bias, std::int64_t N, std::int64_t K,
                                 std::int64_t ld, DType dtype, FusedGateUpOrder order) {
   const auto* base = static_cast<const unsigned char*>(fused);
-  const std::size_t half = static_cast<std::size_t>(N * ld) * dtype_bytes(dtype);
+  const std::size_t half = static_cast<std::size_t>(N) * static_cast<std::size_t>(ld) * dtype_bytes(dtype);
   const bool gate_first = order == FusedGateUpOrder::kGateThenUp;
   GateUpSource s;
   s.gate = base == nullptr ? nullptr : (gate_first ? base : base + half);

@@ -79,10 +79,12 @@ bool overlaps(const ByteRange& a, const ByteRange& b) {
 Status check_disjoint(const char* op, const std::vector<ByteRange>& outputs, const std::vector<ByteRange>& inputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     for (const ByteRange& in : inputs) {
-      if (overlaps(outputs[i], in)) return invalid(op, outputs[i].name + " overlaps " + in.name);
+      if (overlaps(outputs[i], in)) return invalid(op, std::string(outputs[i].name) + " overlaps " + in.name);
     }
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
-      if (overlaps(outputs[i], outputs[j])) return invalid(op, outputs[i].name + " overlaps " + outputs[j].name);
+      if (overlaps(outputs[i], outputs[j])) {
+        return invalid(op, std::string(outputs[i].name) + " overlaps " + outputs[j].name);
+      }
     }
   }
   return Status::success();

@@ -45,13 +45,14 @@ Status check_finite(const char* op, const char* name, float value);
 
 // Half-open byte range [begin, end) of an operand.
 struct ByteRange {
-  std::string name;
+  const char* name = "";
   std::uint64_t begin = 0;
   std::uint64_t end = 0;
 };
 
 // A row-major [rows, ld] operand, `cols` used per row, `elem_bytes` each (rows, cols >= 1), or
-// an invalid-argument Status when it would extend past the end of the address space.
+// an invalid-argument Status when it would extend past the end of the address space. `name`
+// must outlive the range (a string literal).
 Status matrix_range(const char* op, const char* name, const void* ptr, std::int64_t rows, std::int64_t cols,
                     std::int64_t ld, std::size_t elem_bytes, ByteRange* range);
 Status bytes_range(const char* op, const char* name, const void* ptr, std::uint64_t bytes, ByteRange* range);

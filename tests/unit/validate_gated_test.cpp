@@ -69,7 +69,7 @@ TEST(ValidateGatedMlp, RejectsEachBrokenRuleWithItsMessage) {
        StatusCode::kNotSupported},
       {"M must be >= 0, got -1", [](auto& a) { a.M = -1; }},
       {"M must be < 2^31", [](auto& a) { a.M = std::int64_t{1} << 31; }},
-      {"2N must be < 2^31", [](auto& a) { a.w.N = a.N = std::int64_t{1} << 30; }},
+      {"2N must be < 2^31, got N = 1073741824", [](auto& a) { a.w.N = a.N = std::int64_t{1} << 30; }},
       {"x is null", [](auto& a) { a.x = nullptr; }},
       {"out is null", [](auto& a) { a.out = nullptr; }},
       {"the weight is null", [](auto& a) { a.w.weight = nullptr; }},

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "epifuse/gemm.hpp"
 #include "epifuse/kernel_key.hpp"
 #include "epifuse/status.hpp"
 
@@ -22,6 +23,9 @@ struct LaunchPlan {
 // launch makes: no CUDA error pending from earlier work, the stream on the current device, the
 // device of that architecture (kNotSupported otherwise). Used by sm90::gemm_custom.
 Status launch_plan_for_stream(cudaStream_t stream, Arch arch, LaunchPlan* plan);
+
+// The opt-in pointer check (EPIFUSE_CHECK_POINTERS=1) over a GEMM's operands, as gemm() makes it.
+Status check_gemm_pointers(const GemmArgs& args, int device);
 
 // For a launch that needs `needed` bytes of workspace: the caller's workspace is non-null, 16-byte
 // aligned and large enough (kInvalidArgument naming `op` and the sizes otherwise).

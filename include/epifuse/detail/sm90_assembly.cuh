@@ -74,6 +74,7 @@ struct Assembly {
   using GemmElementB = cute::conditional_t<kSwapAB, ElementA, ElementB>;
   static_assert(!cute::is_same_v<Schedule, Cooperative> || cute::size<0>(TileShape{}) >= 128,
                 "the cooperative schedule splits tile M over two warpgroups: tile M must be >= 128");
+  static_assert(cute::size(ClusterShape{}) <= 8, "clusters beyond 8 CTAs are not portable; launch() does not opt in");
 
   // Mainloop stages fill the shared memory the epilogue leaves.
   using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<

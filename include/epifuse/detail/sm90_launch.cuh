@@ -1,9 +1,10 @@
 // The one launch path of every sm90 kernel. In order: CUTLASS's can_implement, the kernel
 // parameters (this encodes the TMA descriptors), a check that every descriptor encoded, the
-// workspace initialisation (the only device writes before the kernel: reduction outputs zeroed),
-// the shared-memory attribute (once per kernel and device), and the launch itself through
+// shared-memory attribute (once per kernel and device), the workspace initialisation (the only
+// device writes before the kernel: reduction outputs zeroed), and the launch itself through
 // cudaLaunchKernelEx. Every failure is a Status that says which step failed and CUDA's cause;
-// nothing is written or launched after a failed step.
+// nothing is written or launched after a failed step. (The descriptor check needs NDEBUG, as every
+// epifuse build has: without it CuTe asserts on a failed encode instead of leaving it zero.)
 #pragma once
 
 #include <cute/arch/copy_sm90_desc.hpp>
@@ -77,12 +78,12 @@ Status launch(const typename Kernel::Arguments& arguments, void* workspace, int 
   if (!all_encoded) {
     return Status::internal("a TMA descriptor failed to encode (cuTensorMapEncodeTiled); nothing was launched");
   }
+  if (Status s = set_shared_memory_attribute<Kernel>(device); !s.ok()) return s;
   if (Kernel::initialize_workspace(arguments, workspace, stream, nullptr) != cutlass::Status::kSuccess) {
     const cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) return Status::internal("CUTLASS refused to initialise the workspace");
     return cuda_failure("initialising the workspace and reduction outputs", err);
   }
-  if (Status s = set_shared_memory_attribute<Kernel>(device); !s.ok()) return s;
 
   using Cluster = typename Kernel::DispatchPolicy::ClusterShape;
   cudaLaunchAttribute attribute{};

@@ -28,6 +28,7 @@ using Cooperative = detail::sm90::Cooperative;
 using Pingpong = detail::sm90::Pingpong;
 
 // ElementC = void compiles the kernel without C: no residual support, no C shared memory.
+// Otherwise C has D's element type, and every call passes it (epilogue.residual, ldc).
 template <class ElementAB_, class ElementD_, class TileShape_, class ClusterShape_, class Schedule_, bool kSwapAB_,
           class ElementC_ = ElementD_>
 struct KernelConfig {
@@ -60,13 +61,21 @@ Status gemm_custom(const GemmArgs& args, const typename Tree::Arguments& tree, c
   checked.a_dtype = checked.b_dtype = detail::sm90::DTypeOf<ElementAB>::kValue;
   checked.d_dtype = detail::sm90::DTypeOf<ElementD>::kValue;
   if (Status s = validate_gemm_args(checked); !s.ok()) return s;
+  static_assert(cute::is_void_v<typename Config::ElementC> || cute::is_same_v<typename Config::ElementC, ElementD>,
+                "C takes D's element type (validation sizes C as D)");
   if (cute::is_void_v<typename Config::ElementC> && args.epilogue.residual) {
     return Status::invalid_argument("gemm_custom: this kernel is compiled without C; epilogue.residual must be null");
+  }
+  // A tree may load C whenever the kernel has one: a call without it would read D's old contents.
+  if (!cute::is_void_v<typename Config::ElementC> && !args.epilogue.residual) {
+    return Status::invalid_argument(
+        "gemm_custom: this kernel is compiled with C; pass it in epilogue.residual (or compile with ElementC = void)");
   }
   if (args.kernel) return Status::invalid_argument("gemm_custom: args.kernel must be empty (the kernel is Config)");
   if (args.M == 0 || args.N == 0) return Status::success();
   detail::LaunchPlan plan;
   if (Status s = detail::launch_plan_for_stream(stream, Arch::kSm90, &plan); !s.ok()) return s;
+  if (Status s = detail::check_gemm_pointers(args, plan.device); !s.ok()) return s;
   const typename Kernel::Arguments arguments = Assembly::arguments(
       args.M, args.N, args.K, Assembly::mainloop_arguments(args.A, args.lda, args.B, args.ldb),
       Assembly::output_arguments(tree, args.epilogue.residual, args.epilogue.ldc, args.D, args.ldd), plan);
