@@ -38,9 +38,17 @@ Status stream_device_caps(cudaStream_t stream, const DeviceCaps** caps) {
                               " (" + cudaGetErrorString(pending) +
                               "); nothing was launched. Its owner clears it with cudaGetLastError()");
   }
+  // CUDA refuses cudaStreamGetDevice on a capturing stream (and a refused call would invalidate
+  // the capture): the device of a stream under capture is taken to be the current one.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaError_t err = cudaStreamIsCapturing(stream, &capture); err != cudaSuccess) {
+    return failed("cudaStreamIsCapturing", err);
+  }
   int stream_device = current;
-  if (cudaError_t err = cudaStreamGetDevice(stream, &stream_device); err != cudaSuccess) {
-    return failed("cudaStreamGetDevice", err);
+  if (capture == cudaStreamCaptureStatusNone) {
+    if (cudaError_t err = cudaStreamGetDevice(stream, &stream_device); err != cudaSuccess) {
+      return failed("cudaStreamGetDevice", err);
+    }
   }
   if (stream_device != current) {
     return Status::invalid_argument("the stream belongs to device " + std::to_string(stream_device) + " but device " +

@@ -21,7 +21,8 @@ struct DeviceCaps {
 // per device and kept for the process (`*caps` points at that copy):
 //   - a usable CUDA device (kCudaError with CUDA's cause otherwise);
 //   - no CUDA error pending from earlier work (kCudaError naming it; it stays pending for its owner);
-//   - the stream on the current device (kInvalidArgument: kernels launch on the current device).
+//   - the stream on the current device (kInvalidArgument: kernels launch on the current device);
+//     a stream under graph capture cannot be asked, and is taken to be on the current device.
 Status stream_device_caps(cudaStream_t stream, const DeviceCaps** caps);
 
 }  // namespace epifuse::detail

@@ -42,24 +42,39 @@ TEST_F(Reliability, AnErrorPendingFromEarlierWorkIsReported) {
   EXPECT_TRUE(untouched(*p.reduction(kAmax)));
 }
 
-// A kernel launched into the legacy default stream while another (blocking) stream captures a
-// graph is refused by CUDA: the Status carries CUDA's own name for why.
+// Ends a capture that an error invalidated, and clears the error.
+void abandon_capture(cudaStream_t stream) {
+  cudaGraph_t graph = nullptr;
+  cudaStreamEndCapture(stream, &graph);
+  if (graph) cudaGraphDestroy(graph);
+  cudaGetLastError();
+}
+
+// CUDA refuses the launch into a stream whose graph capture an earlier error invalidated, and
+// work in the legacy stream while a blocking stream captures: both Statuses carry CUDA's own
+// name for why, with the step that met it, and epifuse clears the errors it reports.
 TEST_F(Reliability, ALaunchFailureKeepsItsCudaCause) {
   const GemmCase c = {333, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true}};
   GemmProblem p(c, case_seed(c.name()));
   p.poison_outputs();
   cudaStream_t capturing;
   EPIFUSE_CHECK_CUDA(cudaStreamCreate(&capturing));
+
   EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeRelaxed));
-  const Status s = gemm(p.args(), nullptr);
-  EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << "epifuse clears the errors it reports";
-  cudaGraph_t graph = nullptr;
-  cudaStreamEndCapture(capturing, &graph);
-  if (graph) cudaGraphDestroy(graph);
+  ASSERT_NE(cudaStreamSynchronize(capturing), cudaSuccess) << "synchronizing a capturing stream invalidates its capture";
   cudaGetLastError();
+  const Status invalidated = gemm(p.args(), capturing);
+  EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << "epifuse clears the errors it reports";
+  abandon_capture(capturing);
+  expect_rejected(invalidated, StatusCode::kCudaError, "kernel launch: cudaErrorStreamCaptureInvalidated");
+  EXPECT_EQ(invalidated.message().find("no error"), std::string::npos) << invalidated.message();
+
+  EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeRelaxed));
+  const Status legacy = gemm(p.args(), nullptr);
+  abandon_capture(capturing);
+  expect_rejected(legacy, StatusCode::kCudaError, "cudaErrorStreamCaptureImplicit");
+
   EPIFUSE_CHECK_CUDA(cudaStreamDestroy(capturing));
-  expect_rejected(s, StatusCode::kCudaError, "kernel launch: cudaErrorStreamCaptureImplicit");
-  EXPECT_EQ(s.message().find("no error"), std::string::npos) << s.message();
   EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
   EXPECT_TRUE(untouched(p.d()));
 }

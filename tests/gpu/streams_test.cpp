@@ -60,9 +60,10 @@ TEST_F(Streams, FirstCallInsideGraphCaptureInGlobalMode) {
   EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   const Status g = gemm(gp.args(), stream);
   const Status m = gated_mlp(mp.args(), stream);
-  EPIFUSE_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  const cudaError_t captured = cudaStreamEndCapture(stream, &graph);
   ASSERT_TRUE(g.ok()) << g.to_string();
   ASSERT_TRUE(m.ok()) << m.to_string();
+  ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
   cudaGraphExec_t exec;
   EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   const ReferenceAccumulators reference = reference_accumulators(gp);

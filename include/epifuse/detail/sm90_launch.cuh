@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -35,6 +36,21 @@ struct NoTreeDescriptors {
   static bool encoded(const Params&) {
     return true;
   }
+};
+
+// Lets this thread make the host-only calls of a launch's preparation (TMA descriptor encoding
+// through the driver entry point, the kernel's attribute, which may load its module) while it
+// captures a graph in Global mode, where CUDA refuses calls that might be unsafe during capture.
+// Stream work is captured as before.
+class RelaxedCaptureMode {
+ public:
+  RelaxedCaptureMode() { cudaThreadExchangeStreamCaptureMode(&previous_); }
+  ~RelaxedCaptureMode() { cudaThreadExchangeStreamCaptureMode(&previous_); }
+  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+ private:
+  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
 };
 
 // The error CUDA reported for `what`, cleared so that it does not surface in the caller's next check.
@@ -64,6 +80,7 @@ Status launch(const typename Kernel::Arguments& arguments, void* workspace, int 
   if (!Kernel::can_implement(arguments)) {
     return Status::internal("CUTLASS can_implement refused arguments that validation accepted");
   }
+  std::optional<RelaxedCaptureMode> relaxed(std::in_place);
   const typename Kernel::Params params = Kernel::to_underlying_arguments(arguments, workspace);
   using Epilogue = typename Kernel::CollectiveEpilogue;
   bool all_encoded = encoded(params.mainloop.tma_load_a.get_tma_descriptor()) &&
@@ -79,6 +96,7 @@ Status launch(const typename Kernel::Arguments& arguments, void* workspace, int 
     return Status::internal("a TMA descriptor failed to encode (cuTensorMapEncodeTiled); nothing was launched");
   }
   if (Status s = set_shared_memory_attribute<Kernel>(device); !s.ok()) return s;
+  relaxed.reset();
   if (Kernel::initialize_workspace(arguments, workspace, stream, nullptr) != cutlass::Status::kSuccess) {
     const cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) return Status::internal("CUTLASS refused to initialise the workspace");
