@@ -103,12 +103,15 @@ double rel_l2(const std::vector<double>& a, const std::vector<double>& ref) {
   return ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq);
 }
 
-Accuracy judge_fused(const std::vector<double>& out, const std::vector<double>& ref, DType dtype, std::int64_t K) {
+Accuracy judge_fused(const std::vector<double>& out, const std::vector<double>& ref, DType dtype, std::int64_t K,
+                     const std::vector<double>* error_scale) {
   Accuracy a;
   const double rms = finite_rms(ref);
   const double allowance = fp32_allowance(K);
   measure(out, ref, [&](std::size_t i) {
-    const double bound = kUlps * ulp(dtype, ref[i]) + allowance * (std::fabs(ref[i]) + rms);
+    const double own = std::fabs(ref[i]) + rms;
+    const double scale = error_scale ? std::max((*error_scale)[i], own) : own;
+    const double bound = kUlps * ulp(dtype, ref[i]) + allowance * scale;
     return std::fabs(out[i] - ref[i]) / bound;
   }, &a);
   std::vector<double> once(ref.size());

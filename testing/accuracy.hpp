@@ -36,8 +36,11 @@ struct Accuracy {
   std::string failures() const;        // one line per broken rule, empty when passed
 };
 
-// epifuse's kernels: one rounding to `dtype` of fp32 math over a K-long reduction.
-Accuracy judge_fused(const std::vector<double>& out, const std::vector<double>& ref, DType dtype, std::int64_t K);
+// epifuse's kernels: one rounding to `dtype` of fp32 math over a K-long reduction. Accumulator
+// errors are taken at |ref| + rms(ref), right for an epilogue whose gain is about 1
+// (tolerances.hpp); `error_scale`, per element, raises that where the epilogue's gain is larger.
+Accuracy judge_fused(const std::vector<double>& out, const std::vector<double>& ref, DType dtype, std::int64_t K,
+                     const std::vector<double>* error_scale = nullptr);
 
 // Baselines and multi-rounding paths: within kUnfusedFactor × `unfused_rel_l2` (the eager
 // same-precision path's error) + noise and the ceilings; `elem_factor` scales the elementwise

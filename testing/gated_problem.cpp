@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "epifuse/tuning.hpp"
+#include "reference/activation.hpp"
 #include "reference/gated.hpp"
 #include "reference/numeric.hpp"
 #include "testing/gemm_check.hpp"
@@ -23,6 +24,38 @@ std::string fmt(const char* format, double a, double b = 0, double c = 0) {
   char buf[256];
   std::snprintf(buf, sizeof(buf), format, a, b, c);
   return buf;
+}
+
+double finite_rms(const std::vector<double>& v) {
+  double sum_sq = 0;
+  std::size_t n = 0;
+  for (double x : v) {
+    if (!std::isfinite(x)) continue;
+    sum_sq += x * x;
+    ++n;
+  }
+  return n ? std::sqrt(sum_sq / static_cast<double>(n)) : 0.0;
+}
+
+// How far fp32 errors of the gate and up accumulators' own size (|g| + rms(g), as the GEMM rule
+// scales them) move out = s·act(g)·u: |s|·(max|act'|·|u|·(|g| + rms g) + |act(g)|·(|u| + rms u)).
+// max|act'| over the three activations is GELU's 1.129. A clamped operand is taken at its clamp;
+// a non-finite term (an infinite bias) adds nothing.
+std::vector<double> gated_error_scale(const reference::GatedOperands& g, const reference::GateUpValues& v) {
+  constexpr double kMaxSlope = 1.13;
+  const double rms_gate = finite_rms(v.gate), rms_up = finite_rms(v.up);
+  const bool clamped = g.limit > 0.0 && std::isfinite(g.limit);
+  std::vector<double> scale(v.gate.size());
+  for (std::size_t i = 0; i < scale.size(); ++i) {
+    const double gate = clamped ? std::min(v.gate[i], g.limit) : v.gate[i];
+    const double up = clamped ? std::clamp(v.up[i], -g.limit, g.limit) : v.up[i];
+    const double act = reference::activate({gate_activation(g.activation)}, gate);
+    const double from_gate = kMaxSlope * std::fabs(up) * (std::fabs(gate) + rms_gate);
+    const double from_up = std::fabs(act) * (std::fabs(up) + rms_up);
+    scale[i] = std::fabs(g.scale) * ((std::isfinite(from_gate) ? from_gate : 0.0) +
+                                     (std::isfinite(from_up) ? from_up : 0.0));
+  }
+  return scale;
 }
 
 }  // namespace
@@ -179,7 +212,8 @@ GatedReport check_gated_output(const GatedProblem& p, const void* out, std::int6
   }
 
   report.unfused_rel_l2 = rel_l2(unfused, ref);
-  report.ours = judge == Judge::kFused ? judge_fused(got, ref, c.dtype, c.K)
+  const std::vector<double> error_scale = gated_error_scale(g, values);
+  report.ours = judge == Judge::kFused ? judge_fused(got, ref, c.dtype, c.K, &error_scale)
                                        : judge_baseline(got, ref, report.unfused_rel_l2, c.dtype, 2.0);
   report.text = "case " + c.name() + ", seed " + std::to_string(p.seed()) + "\n";
   report.text += "  ours    vs fp64: " + report.ours.to_string() + "\n";
