@@ -114,9 +114,9 @@ Status launch(const typename Kernel::Arguments& arguments, void* workspace, int 
   config.blockDim = Kernel::get_block_shape();
   config.dynamicSmemBytes = Kernel::SharedStorageSize;
   config.stream = stream;
-  // A kernel without a cluster launches as a plain grid, as CUTLASS launches it: a 1x1x1 cluster
-  // attribute changes how CTAs spread over the GPU (measured: the swapped gated kernel took 35-47 %
-  // longer at M = 64, where two token tiles share each weight tile in L2).
+  // A kernel without a cluster launches as a plain grid, as CUTLASS launches it: with a 1x1x1
+  // cluster attribute the swapped gated kernel ran 20-47 % slower at M = 64 on an H200
+  // (bench/results/refactor-check/README.md).
   if (cute::size(Cluster{}) > 1) {
     config.attrs = &attribute;
     config.numAttrs = 1;
