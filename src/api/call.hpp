@@ -3,6 +3,7 @@
 // among the compiled kernels, and the launch plan. Arch-neutral: dispatch picks the architecture.
 #pragma once
 
+#include <cstddef>
 #include <variant>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "dispatch/device_caps.hpp"
 #include "dispatch/registry.hpp"
 #include "dispatch/select.hpp"
+#include "epifuse/detail/launch_plan.hpp"
 #include "kernels/kernel_entry.hpp"
 #include "validate/pointer_check.hpp"
 
@@ -47,6 +49,26 @@ Status prepare_call(const char* op, const Args& args, cudaStream_t stream, Call<
   }
   call->plan = launch_plan(*call->caps, call->choice);
   return Status::success();
+}
+
+// The workspace a validated call that launches a kernel needs (`*bytes`, set by the caller to 0
+// beforehand, stays 0 on failure).
+template <class Args>
+Status call_workspace_bytes(const char* op, const Args& args, cudaStream_t stream, std::size_t* bytes) {
+  Call<Args> call;
+  if (Status s = prepare_call(op, args, stream, &call); !s.ok()) return s;
+  *bytes = call.launcher->workspace_bytes(args, call.plan);
+  return Status::success();
+}
+
+// Runs a validated call that launches a kernel, once the caller's workspace covers what it needs.
+template <class Args>
+Status launch_call(const char* op, const Args& args, cudaStream_t stream) {
+  Call<Args> call;
+  if (Status s = prepare_call(op, args, stream, &call); !s.ok()) return s;
+  const std::size_t needed = call.launcher->workspace_bytes(args, call.plan);
+  if (Status s = check_workspace(op, needed, args.workspace, args.workspace_bytes); !s.ok()) return s;
+  return call.launcher->run(args, call.plan, stream);
 }
 
 }  // namespace epifuse::detail

@@ -23,22 +23,12 @@ Status gated_mlp_workspace_size(const GatedMlpArgs& args, cudaStream_t stream, s
   if (bytes == nullptr) return Status::invalid_argument("gated_mlp_workspace_size: bytes is null");
   *bytes = 0;
   if (Status s = validate_gated_mlp_args(args); !s.ok() || args.M == 0) return s;
-  detail::Call<GatedMlpArgs> call;
-  if (Status s = detail::prepare_call(kOp, args, stream, &call); !s.ok()) return s;
-  *bytes = call.launcher->workspace_bytes(args, call.plan);
-  return Status::success();
+  return detail::call_workspace_bytes(kOp, args, stream, bytes);
 }
 
 Status gated_mlp(const GatedMlpArgs& args, cudaStream_t stream) {
   if (Status s = validate_gated_mlp_args(args); !s.ok() || args.M == 0) return s;
-  detail::Call<GatedMlpArgs> call;
-  if (Status s = detail::prepare_call(kOp, args, stream, &call); !s.ok()) return s;
-  if (Status s = detail::check_workspace(kOp, call.launcher->workspace_bytes(args, call.plan), args.workspace,
-                                         args.workspace_bytes);
-      !s.ok()) {
-    return s;
-  }
-  return call.launcher->run(args, call.plan, stream);
+  return detail::launch_call(kOp, args, stream);
 }
 
 }  // namespace epifuse

@@ -62,10 +62,7 @@ Status gemm_workspace_size(const GemmArgs& args, cudaStream_t stream, std::size_
   if (bytes == nullptr) return Status::invalid_argument("gemm_workspace_size: bytes is null");
   *bytes = 0;
   if (Status s = validate_gemm_args(args); !s.ok() || launches_nothing(args)) return s;
-  detail::Call<GemmArgs> call;
-  if (Status s = detail::prepare_call(kOp, args, stream, &call); !s.ok()) return s;
-  *bytes = call.launcher->workspace_bytes(args, call.plan);
-  return Status::success();
+  return detail::call_workspace_bytes(kOp, args, stream, bytes);
 }
 
 Status gemm(const GemmArgs& args, cudaStream_t stream) {
@@ -76,14 +73,7 @@ Status gemm(const GemmArgs& args, cudaStream_t stream) {
     if (Status s = detail::check_device(kOp, args, stream, &caps); !s.ok()) return s;
     return write_empty_reductions(args, stream);
   }
-  detail::Call<GemmArgs> call;
-  if (Status s = detail::prepare_call(kOp, args, stream, &call); !s.ok()) return s;
-  if (Status s = detail::check_workspace(kOp, call.launcher->workspace_bytes(args, call.plan), args.workspace,
-                                         args.workspace_bytes);
-      !s.ok()) {
-    return s;
-  }
-  return call.launcher->run(args, call.plan, stream);
+  return detail::launch_call(kOp, args, stream);
 }
 
 }  // namespace epifuse
