@@ -3,6 +3,8 @@
 //   epifuse-bench                          the default suite (gemm); without a GPU, its plan
 //   epifuse-bench gemm --shape 4096x28672x8192 --json out.json --csv out.csv
 //   epifuse-bench gated [--model NAME [--tokens 1,64,1024] | --shape MxNxK] [--graphs]
+//   epifuse-bench gemm --grid [--models llama3-8b,qwen2.5-7b] [--grid-every 4] --epilogues none,bias_gelu
+//   epifuse-bench gated --random 200 --seed 7
 //   epifuse-bench gated-accuracy           the gated accuracy table (M = N = K)
 // Every shape is validated before anything is measured (a shape no kernel can run exits 2); the
 // JSON is rewritten after every shape, so a failure later loses nothing; the exit code is 1 when
@@ -21,7 +23,9 @@
 #include "bench/harness/ceilings.hpp"
 #include "bench/harness/device_facts.hpp"
 #include "bench/harness/results.hpp"
+#include "bench/host/host_cost.hpp"
 #include "bench/suites/suite.hpp"
+#include "planner/models.hpp"
 #include "testing/random.hpp"
 
 namespace {
@@ -35,20 +39,34 @@ std::string slug(std::string s) {
 
 // What every suite's subcommand takes.
 struct CommonOptions {
-  std::vector<std::string> shapes;
+  std::vector<std::string> shapes, grid_models, epilogues;
   std::string model, json_path, csv_path;
   std::vector<std::int64_t> tokens;
-  bool check = true, sweep = false, quick = false, graphs = false;
+  bool check = true, sweep = false, sweep_knobs = false, quick = false, graphs = false, grid = false;
+  int grid_every = 1, random = 0;
+  std::int64_t graphs_up_to = 256, m_max = 16384;
+  std::uint64_t seed = 1;
 
   void add_to(CLI::App* cmd, const Suite& suite) {
     cmd->add_option("--shape", shapes, suite.shape_help);
-    cmd->add_option("--model", model, "a planner catalogue model (llama3-8b, llama3-70b, llama3-405b, mixtral-8x7b, "
-                                      "deepseek-v3): its " + std::string(suite.gated_model_gemms ? "gated MLPs" : "other GEMMs"));
+    cmd->add_option("--model", model, "a planner catalogue model (" + fmt::format("{}", fmt::join(epifuse::plan::model_keys(), ", ")) +
+                                      "): its " + std::string(suite.gated_model_gemms ? "gated MLPs" : "other GEMMs"));
     cmd->add_option("--tokens", tokens, "token counts (M) for --model")->delimiter(',')->check(CLI::PositiveNumber);
     cmd->add_option("--json", json_path, "where to write the JSON (default bench/results/" + suite.name + "-<gpu>.json)");
     cmd->add_option("--csv", csv_path, "also write the rows as CSV");
     cmd->add_flag("--check,!--no-check", check, "check against the fp64 reference before timing (default)");
-    cmd->add_flag("--sweep", sweep, "also time every compiled bf16 kernel under several launch knobs (tuning)");
+    cmd->add_option("--models", grid_models, "--grid over these catalogue models only")->delimiter(',');
+    cmd->add_flag("--grid", grid, "every catalogue model's GEMMs on the dense token grid (M, M + 1, M - 3)");
+    cmd->add_option("--grid-every", grid_every, "--grid with one base token count in this many")->check(CLI::PositiveNumber);
+    cmd->add_option("--random", random, "this many random shapes (N, K multiples of 64 in [256, 65536], M in [1, 16384])")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--seed", seed, "seed of --random's draws");
+    cmd->add_option("--m-max", m_max, "--grid and --random: only shapes of at most this many tokens")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--graphs-up-to", graphs_up_to, "with --grid or --random: CUDA-graph timing for M up to this");
+    cmd->add_option("--epilogues", epilogues, "gemm: time only these epilogues (none is always timed)")->delimiter(',');
+    cmd->add_flag("--sweep", sweep, "also time every compiled bf16 kernel at its default launch knobs (tuning)");
+    cmd->add_flag("--sweep-knobs", sweep_knobs, "with --sweep: also other raster orders and tile swizzles");
     cmd->add_flag("--quick", quick, "fewer timed iterations");
     cmd->add_flag("--graphs", graphs, "time CUDA-graph launches (no host launch overhead; for small M)");
   }
@@ -68,6 +86,17 @@ struct CommonOptions {
         throw CLI::ValidationError("--model", e.what());
       }
     }
+    if (grid) {
+      try {
+        const std::vector<Shape> g = grid_shapes(suite.gated_model_gemms, grid_models, grid_every);
+        out.insert(out.end(), g.begin(), g.end());
+      } catch (const std::invalid_argument& e) {
+        throw CLI::ValidationError("--models", e.what());
+      }
+    }
+    const std::vector<Shape> r = random_shapes(random, seed, suite.gated_model_gemms);
+    out.insert(out.end(), r.begin(), r.end());
+    std::erase_if(out, [this](const Shape& s) { return (s.suite == "grid" || s.suite == "random") && s.M > m_max; });
     return out.empty() ? suite.default_shapes : out;
   }
 };
@@ -85,14 +114,23 @@ std::string output_path(const std::string& given, const std::string& kind, const
 }
 
 // Checks and times every shape, rewriting the JSON after each; returns the number of shapes that
-// threw (their rows are lost, the others kept).
-int run_suite(const Suite& suite, const std::vector<Shape>& shapes, const SuiteOptions& options, Report* report,
-              const std::string& path) {
+// threw (their rows are lost, the others kept). Grid and random shapes of at most `graphs_up_to`
+// tokens are timed as CUDA graphs, as a serving engine launches them.
+int run_suite(const Suite& suite, const std::vector<Shape>& shapes, const SuiteOptions& options,
+              std::int64_t graphs_up_to, Report* report, const std::string& path) {
   int failed_shapes = 0;
   for_each_shape(suite.name.c_str(), shapes, [&](const Shape& s) {
     try {
       std::vector<Row> rows;
-      suite.run_shape(options, report->device, report->ceilings, s, &rows);
+      SuiteOptions shape_options = options;
+      if ((s.suite == "grid" || s.suite == "random") && s.M <= graphs_up_to) shape_options.timing.graphs = true;
+      suite.run_shape(shape_options, report->device, report->ceilings, s, &rows);
+      for (Row& r : rows) {
+        r.extra["suite"] = s.suite;
+        r.extra["graphs"] = shape_options.timing.graphs;
+        if (!s.model.empty()) r.extra["model"] = s.model;
+        if (!s.gemm.empty()) r.extra["gemm"] = s.gemm;
+      }
       report->rows.insert(report->rows.end(), rows.begin(), rows.end());
     } catch (const std::exception& e) {
       ++failed_shapes;
@@ -125,6 +163,11 @@ int main(int argc, char** argv) {
   accuracy_cmd->add_option("--size", accuracy_sizes, "M = N = K, repeatable")->check(CLI::Range(8, 65536));
   accuracy_cmd->add_option("--inits", accuracy_inits, "random draws per size")->check(CLI::Range(1, 10000));
   accuracy_cmd->add_option("--json", accuracy_json, "where to write the JSON (default bench/results/gated-accuracy-<gpu>.json)");
+  int host_calls = 10000;
+  std::string host_json;
+  CLI::App* host_cmd = app.add_subcommand("host-cost", "CPU time per call of gemm and gated_mlp at M = 1");
+  host_cmd->add_option("--calls", host_calls, "calls per op")->check(CLI::Range(100, 10000000));
+  host_cmd->add_option("--json", host_json, "where to write the JSON (default bench/results/host-cost-<gpu>.json)");
   CLI11_PARSE(app, argc, argv);
   for (std::int64_t size : accuracy_sizes) {
     if (size % 8 != 0) return app.exit(CLI::ValidationError("--size", "M = N = K must be a multiple of 8, got " + std::to_string(size)));
@@ -140,7 +183,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::Error& e) {
     return app.exit(e);
   }
-  if (!accuracy_cmd->parsed()) {
+  if (!accuracy_cmd->parsed() && !host_cmd->parsed()) {
     int invalid = 0;
     for (const Shape& s : shapes) {
       if (epifuse::Status st = suite->validate(s); !st.ok()) {
@@ -154,7 +197,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  SuiteOptions options{common.check, common.sweep, common.quick ? suite->quick_timing : suite->timing};
+  SuiteOptions options{common.check, common.sweep, common.sweep_knobs,
+                       common.quick ? suite->quick_timing : suite->timing, common.epilogues};
   options.timing.graphs = common.graphs;
 
   bool usable = false;
@@ -163,7 +207,9 @@ int main(int argc, char** argv) {
   report.device = query_device(&usable, &why);
   if (!usable) {
     fmt::print("epifuse-bench: {}; nothing was measured.\n\n", why);
-    if (accuracy_cmd->parsed()) {
+    if (host_cmd->parsed()) {
+      fmt::print("epifuse-bench host-cost would time {} calls each of gemm and gated_mlp at M = 1.\n", host_calls);
+    } else if (accuracy_cmd->parsed()) {
       fmt::print("epifuse-bench gated-accuracy would compare the fused SwiGLU kernel and the unfused bf16 path\n"
                  "against fp64 at M = N = K in {{{}}}, {} random draws each.\n", fmt::join(accuracy_sizes, ", "),
                  accuracy_inits);
@@ -178,6 +224,16 @@ int main(int argc, char** argv) {
     report.date = utc_now_iso();
     report.command = command_line(argc, argv);
     epifuse::testing::run_seed();
+    if (host_cmd->parsed()) {
+      nlohmann::json doc = to_json(report);
+      doc.erase("rows");
+      doc.erase("ceilings");
+      doc["host_cost"] = measure_host_cost(host_calls);
+      const std::string path = output_path(host_json, "host-cost", report);
+      std::ofstream(path) << doc.dump(2) << "\n";
+      fmt::print("wrote {}\n", path);
+      return 0;
+    }
     std::fprintf(stderr, "[bench] measuring ceilings\n");
     report.ceilings = measure_ceilings();
     if (accuracy_cmd->parsed()) {
@@ -192,7 +248,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     const std::string path = output_path(common.json_path, suite->name, report);
-    const int failed_shapes = run_suite(*suite, shapes, options, &report, path);
+    const int failed_shapes = run_suite(*suite, shapes, options, common.graphs_up_to, &report, path);
     print_table(report);
     fmt::print("\nwrote {}\n", path);
     if (!common.csv_path.empty()) {

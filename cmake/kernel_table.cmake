@@ -6,7 +6,7 @@
 #   epifuse_kernel(OP gemm|gated_mlp  A <dtype> [B <dtype>] [D <dtype>]
 #                  SCHEDULE cooperative|pingpong  TILE <m> <n> <k>  [CLUSTER <m> <n>]  [SWAP_AB]
 #                  [EPILOGUE cast|bias_activation|full|full_with_column_reductions|gated_pair]  [HAS_C]
-#                  [GROUPING none]  [DECOMPOSITION data_parallel])
+#                  [GROUPING none]  [DECOMPOSITION data_parallel|stream_k])
 #
 # dtypes: bf16 fp16 fp32 e4m3 e5m2. B and D default to A, CLUSTER to 1 1, EPILOGUE to full (gemm)
 # or gated_pair (gated_mlp). SWAP_AB: the kernel runs Dᵀ = B·Aᵀ. HAS_C: compiled with a C
@@ -35,6 +35,7 @@ set(_epifuse_cpp_epilogue_full_with_column_reductions "kFullWithColumnReductions
 set(_epifuse_cpp_epilogue_gated_pair "kGatedPair")
 set(_epifuse_cpp_grouping_none "kNone")
 set(_epifuse_cpp_decomposition_data_parallel "kDataParallel")
+set(_epifuse_cpp_decomposition_stream_k "kStreamK")
 
 # Rows of the table file being read go to this architecture.
 macro(epifuse_kernel_table arch)
@@ -113,6 +114,9 @@ function(epifuse_kernel)
   if(K_OP STREQUAL "gated_mlp" AND NOT K_EPILOGUE STREQUAL "gated_pair" OR
      NOT K_OP STREQUAL "gated_mlp" AND K_EPILOGUE STREQUAL "gated_pair")
     message(FATAL_ERROR "kernel table: the gated_pair epilogue is the gated_mlp op's, and only its: epifuse_kernel(${row})")
+  endif()
+  if(K_DECOMPOSITION STREQUAL "stream_k" AND NOT K_SCHEDULE STREQUAL "cooperative")
+    message(FATAL_ERROR "kernel table: CUTLASS's sm90 stream-K scheduler runs the cooperative schedule only: epifuse_kernel(${row})")
   endif()
 
   list(GET K_TILE 0 tile_m)

@@ -14,6 +14,9 @@ epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 2 1 E
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 HAS_C)
 # M <= 64: the weight on wgmma's 64-row side, the few tokens on its N side.
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB HAS_C)
+# Too few tiles to fill the GPU (narrow N at few or mid tokens): stream-K shares K loops over idle SMs.
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB HAS_C DECOMPOSITION stream_k)
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 128 64 HAS_C DECOMPOSITION stream_k)
 # Column reductions keep a running value per tile column in registers: a 128-column tile.
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 128 64 EPILOGUE full_with_column_reductions HAS_C)
 
@@ -35,5 +38,9 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 2 1)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB)
+# Swapped, all tokens in one tile or one cluster: each weight tile is read from memory once.
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 SWAP_AB)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 SWAP_AB)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 SWAP_AB)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB)

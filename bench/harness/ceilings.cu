@@ -65,4 +65,8 @@ double roofline_floor_us(const Ceilings& c, double flops, double bytes) {
   return std::max(flops / (c.bf16_tflops * 1e6), bytes / (c.copy_gbps * 1e3));
 }
 
+double pct_of_read_bw(const Ceilings& c, double weight_bytes, double us) {
+  return 100.0 * (weight_bytes / (us * 1e3)) / c.read_gbps;
+}
+
 }  // namespace epifuse::bench

@@ -14,4 +14,8 @@ Ceilings measure_ceilings();
 // Roofline floor of a kernel: max(flops / peak, bytes / copy bandwidth), in microseconds.
 double roofline_floor_us(const Ceilings& c, double flops, double bytes);
 
+// How close a call of `us` microseconds comes to reading `weight_bytes` at the streaming-read
+// bandwidth, in percent: the decode measure (a call at few tokens can at best stream its weight).
+double pct_of_read_bw(const Ceilings& c, double weight_bytes, double us);
+
 }  // namespace epifuse::bench

@@ -183,11 +183,23 @@ class GatedShapeRun {
     for (const KernelKey& k : compiled_kernels(Op::kGatedMlp)) {
       if (k.a != DType::kBF16) continue;
       for (const Knobs& knob : knobs) {
-        if (k.swap_ab && knob.swizzle != 1) continue;
+        if ((k.swap_ab || !options_.sweep_knobs) && knob.swizzle != 1) continue;
         const KernelChoice choice{k, knob.raster, knob.swizzle};
-        auto launch = [this, choice](int i, cudaStream_t stream) {
+        GatedMlpArgs a0 = set(0).args;
+        a0.kernel = choice;
+        std::size_t needed = 0;
+        throw_if_failed(gated_mlp_workspace_size(a0, nullptr, &needed));
+        void* workspace = a0.workspace;
+        if (needed > a0.workspace_bytes) {  // the dispatched kernel sized the problem's workspace
+          sweep_workspaces_.emplace_back(needed, 0);
+          workspace = sweep_workspaces_.back().data();
+        }
+        const std::size_t bytes = std::max(needed, a0.workspace_bytes);
+        auto launch = [this, choice, workspace, bytes](int i, cudaStream_t stream) {
           GatedMlpArgs a = set(i).args;
           a.kernel = choice;
+          a.workspace = workspace;
+          a.workspace_bytes = bytes;
           throw_if_failed(gated_mlp(a, stream));
         };
         Row row = with_check(make_row("sweep", name(k)), launch, sets_[0].fused_out);
@@ -218,6 +230,7 @@ class GatedShapeRun {
       const double t = r.timing.median_us;
       r.extra["tflops"] = r.flops / (t * 1e6);
       r.extra["gbps"] = r.bytes / (t * 1e3);
+      if (r.op == "gated") r.extra["pct_of_read_bw"] = pct_of_read_bw(ceilings_, static_cast<double>(weight_bytes()), t);
       if (r.op == "gated") r.extra["pct_of_roofline"] = 100.0 * roofline_floor_us(ceilings_, r.flops, r.bytes) / t;
       if (r.impl == "epifuse" || r.impl == "sweep") {
         r.extra["vs_cublaslt+act"] = us["cublaslt+act"] / t;
@@ -249,6 +262,7 @@ class GatedShapeRun {
   std::vector<OperandSet> sets_;
   std::unique_ptr<CublasLtGemm> lt_;
   std::vector<Contender> contenders_;
+  std::vector<DeviceBuffer> sweep_workspaces_;  // for forced kernels that need more than the dispatched one
 };
 
 // Fake, far-apart operands: validation reads no memory.

@@ -134,7 +134,10 @@ class ShapeRun {
     if (options_.check) reference_ = testing::reference_accumulators(*plain_);
     plain_sets_ = std::make_unique<OperandSets>(*plain_, device_.l2_bytes);
     add_cublaslt();
-    for (const NamedEpilogue& e : fused_epilogues()) add_epifuse(e);
+    for (const NamedEpilogue& e : fused_epilogues()) {
+      const std::vector<std::string>& only = options_.epilogues;
+      if (e.name == "none" || only.empty() || std::find(only.begin(), only.end(), e.name) != only.end()) add_epifuse(e);
+    }
     measure(rows);
     if (options_.sweep) sweep(rows);
   }
@@ -271,6 +274,7 @@ class ShapeRun {
     for (Contender& c : contenders_) {
       Row& r = c.row;
       const double t = r.timing.median_us;
+      if (r.op == "gemm") r.extra["pct_of_read_bw"] = pct_of_read_bw(ceilings_, 2.0 * r.N * r.K, t);
       if (r.impl == "epifuse-full-tree") {
         r.extra["cost_vs_narrow_tree_pct"] = 100.0 * (t / us["epifuse/" + r.epilogue] - 1.0);
       } else if (r.impl == "epifuse" && r.epilogue == "none") {
@@ -307,7 +311,13 @@ class ShapeRun {
       a0.kernel = choice;
       std::size_t needed = 0;
       throw_if_failed(gemm_workspace_size(a0, nullptr, &needed));
-      if (needed > a0.workspace_bytes) return;  // the dispatched kernel sized the workspace
+      void* workspace = a0.workspace;
+      if (needed > a0.workspace_bytes) {  // the dispatched kernel sized the problem's workspace
+        sweep_workspaces_.emplace_back(needed, 0);
+        workspace = sweep_workspaces_.back().data();
+      }
+      a0.workspace = workspace;
+      a0.workspace_bytes = std::max(needed, a0.workspace_bytes);
       const Status first = gemm(a0, nullptr);
       const cudaError_t err = cudaDeviceSynchronize();
       if (!first.ok() || err != cudaSuccess) {
@@ -318,9 +328,11 @@ class ShapeRun {
       r.extra["raster"] = raster_name;
       r.extra["swizzle"] = choice.swizzle;
       sweep_rows.push_back(r);
-      launches.push_back([choice, &sets](int i, cudaStream_t stream) {
+      launches.push_back([choice, &sets, workspace, bytes = a0.workspace_bytes](int i, cudaStream_t stream) {
         GemmArgs a = sets.args(i);
         a.kernel = choice;
+        a.workspace = workspace;
+        a.workspace_bytes = bytes;
         throw_if_failed(gemm(a, stream));
       });
     };
@@ -333,6 +345,7 @@ class ShapeRun {
         const Epilogue& epilogue = operand_sets_[e]->args(0).epilogue;
         if (required_coverage(epilogue) <= k.epilogue && (k.has_c || !epilogue.residual)) add({k}, e, "auto");
       }
+      if (!options_.sweep_knobs) continue;
       for (const auto& [raster, raster_name] : rasters) {
         for (int swizzle : {1, 4}) add({k, raster, swizzle}, 0, raster_name);
       }
@@ -359,6 +372,7 @@ class ShapeRun {
   std::vector<std::unique_ptr<OperandSets>> operand_sets_;
   std::vector<Contender> contenders_;
   std::vector<NamedEpilogue> sweep_epilogues_;  // operand_sets_[i] belongs to sweep_epilogues_[i]
+  std::vector<DeviceBuffer> sweep_workspaces_;   // for forced kernels that need more than the dispatched one
 };
 
 // Fake, far-apart operands: validation reads no memory.

@@ -16,9 +16,11 @@
 namespace epifuse::bench {
 
 struct SuiteOptions {
-  bool check = true;   // verify every implementation against the fp64 reference before timing it
-  bool sweep = false;  // also time every compiled bf16 kernel of the op under several launch knobs
+  bool check = true;         // verify every implementation against the fp64 reference before timing it
+  bool sweep = false;        // also time every compiled bf16 kernel of the op at default launch knobs
+  bool sweep_knobs = false;  // with sweep: also under other raster orders and tile swizzles
   TimingOptions timing;
+  std::vector<std::string> epilogues;  // gemm: the epilogues timed besides none (empty: all)
 };
 
 struct Suite {

@@ -31,8 +31,10 @@ enum class Schedule : std::uint8_t {
 // How a launch covers its problems: one problem per launch today; grouped (MoE) launches come next.
 enum class Grouping : std::uint8_t { kNone };
 
-// How the K loop is split over CTAs: whole tiles per CTA today; split-K and stream-K come next.
-enum class Decomposition : std::uint8_t { kDataParallel };
+// How work is split over CTAs. kStreamK runs CUTLASS's sm90 stream-K scheduler in its heuristic
+// mode: whole tiles where they fill the GPU's waves, otherwise K-loop shares of tiles reduced
+// through the workspace (split-K being its even special case).
+enum class Decomposition : std::uint8_t { kDataParallel, kStreamK };
 
 struct TileShape {
   int m = 0, n = 0, k = 0;

@@ -61,6 +61,7 @@ std::string name(const KernelKey& k) {
   }
   switch (k.decomposition) {
     case Decomposition::kDataParallel: break;
+    case Decomposition::kStreamK: s += "_streamk"; break;
   }
   return s;
 }

@@ -1,5 +1,6 @@
 // Every shape of M ∈ {1, 7, 333, 4096} × N ∈ {768, 1000, 28672} × K ∈ {64, 520, 8192}, plain and
-// with a rich epilogue; then strided operands, other dtypes, and every compiled kernel.
+// with a rich epilogue; then strided operands, other dtypes, and every compiled kernel (stream-K
+// ones also over a deep K loop).
 #include <vector>
 
 #include "epifuse/tuning.hpp"
@@ -78,6 +79,10 @@ std::vector<GemmCase> every_kernel() {
     }
     if (!k.has_c) e.residual = Residual::kNone;
     for (std::int64_t M : {1, 333}) out.push_back({M, 1000, 520, k.a, k.d, 0, 0, e, name(k)});
+    // A deep K loop over few tiles: stream-K splits it over CTAs and reduces through the workspace.
+    if (k.decomposition == Decomposition::kStreamK) {
+      for (std::int64_t M : {1, 129}) out.push_back({M, 1000, 8192, k.a, k.d, 0, 0, e, name(k)});
+    }
   }
   return out;
 }

@@ -69,6 +69,9 @@ TEST(KernelName, SaysWhatTheKeySays) {
   k.b = DType::kFP8E5M2;
   EXPECT_EQ(name(k), "sm90_gemm_e4m3xe5m2_bf16_coop_128x256x64_c2x1");
   k = base();
+  k.decomposition = Decomposition::kStreamK;
+  EXPECT_EQ(name(k), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_streamk");
+  k = base();
   k.op = Op::kGatedMlp;
   k.schedule = Schedule::kPingpong;
   k.epilogue = EpilogueCoverage::kGatedPair;

@@ -10,26 +10,52 @@ struct Entry {
   ModelConfig config;
 };
 
-ModelConfig llama(const char* name, int layers, std::int64_t hidden, std::int64_t heads, std::int64_t inter) {
+// A dense grouped-query-attention model, sizes as its config.json at `source` names them.
+ModelConfig dense(const char* name, const char* source, int layers, std::int64_t hidden, std::int64_t heads,
+                  std::int64_t kv_heads, std::int64_t head_dim, std::int64_t inter) {
   ModelConfig m;
   m.name = name;
+  m.source = source;
   m.layers = layers;
   m.hidden = hidden;
   m.heads = heads;
-  m.kv_heads = 8;
-  m.head_dim = 128;
+  m.kv_heads = kv_heads;
+  m.head_dim = head_dim;
   m.intermediate = inter;
   m.dense_layers = layers;
   return m;
 }
 
+ModelConfig llama(const char* name, const char* source, int layers, std::int64_t hidden, std::int64_t heads,
+                  std::int64_t inter) {
+  return dense(name, source, layers, hidden, heads, 8, 128, inter);
+}
+
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> list = [] {
     std::vector<Entry> e;
-    e.push_back({"llama3-8b", llama("Llama-3 8B", 32, 4096, 32, 14336)});
-    e.push_back({"llama3-70b", llama("Llama-3 70B", 80, 8192, 64, 28672)});
-    e.push_back({"llama3-405b", llama("Llama-3 405B", 126, 16384, 128, 53248)});
-    ModelConfig mixtral = llama("Mixtral-8x7B", 32, 4096, 32, 0);
+    e.push_back({"llama3-8b", llama("Llama-3 8B", "huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json",
+                                    32, 4096, 32, 14336)});
+    e.push_back({"llama3-70b", llama("Llama-3 70B", "huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json",
+                                     80, 8192, 64, 28672)});
+    e.push_back({"llama3-405b", llama("Llama-3 405B",
+                                      "huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json", 126, 16384,
+                                      128, 53248)});
+    e.push_back({"llama3.2-1b", dense("Llama-3.2 1B", "huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json",
+                                      16, 2048, 32, 8, 64, 8192)});
+    e.push_back({"llama3.2-3b", dense("Llama-3.2 3B", "huggingface.co/meta-llama/Llama-3.2-3B/blob/main/config.json",
+                                      28, 3072, 24, 8, 128, 8192)});
+    e.push_back({"qwen2.5-7b", dense("Qwen2.5 7B", "huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json", 28, 3584,
+                                     28, 4, 128, 18944)});
+    e.push_back({"qwen2.5-72b", dense("Qwen2.5 72B", "huggingface.co/Qwen/Qwen2.5-72B/blob/main/config.json", 80,
+                                      8192, 64, 8, 128, 29568)});
+    e.push_back({"gemma2-9b", dense("Gemma-2 9B", "huggingface.co/google/gemma-2-9b/blob/main/config.json", 42, 3584,
+                                    16, 8, 256, 14336)});
+    e.push_back({"phi3-medium", dense("Phi-3 medium",
+                                      "huggingface.co/microsoft/Phi-3-medium-4k-instruct/blob/main/config.json", 40,
+                                      5120, 40, 10, 128, 17920)});
+    ModelConfig mixtral = llama("Mixtral-8x7B", "huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json",
+                                32, 4096, 32, 0);
     mixtral.dense_layers = 0;
     mixtral.experts = 8;
     mixtral.experts_per_token = 2;
@@ -37,6 +63,7 @@ const std::vector<Entry>& entries() {
     e.push_back({"mixtral-8x7b", mixtral});
     ModelConfig ds;  // DeepSeek-V3: MLA, 3 dense layers, then 256 routed experts (top 8) + 1 shared
     ds.name = "DeepSeek-V3";
+    ds.source = "huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json";
     ds.layers = 61;
     ds.hidden = 7168;
     ds.attention = "mla";

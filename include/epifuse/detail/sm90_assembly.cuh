@@ -65,8 +65,12 @@ using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBui
 template <bool kSwapAB>
 using OutputLayout = cute::conditional_t<kSwapAB, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;
 
+// The persistent tile scheduler of a decomposition: CUTLASS's default (whole tiles) or its stream-K one.
+template <Decomposition kDecomposition>
+using TileSchedulerOf = cute::conditional_t<kDecomposition == Decomposition::kStreamK, cutlass::gemm::StreamKScheduler, void>;
+
 template <class ElementA, class ElementB, class TileShape_, class ClusterShape_, class Schedule, bool kSwapAB,
-          class Epilogue>
+          class Epilogue, Decomposition kDecomposition = Decomposition::kDataParallel>
 struct Assembly {
   using TileShape = TileShape_;        // (BLK_M, BLK_N, BLK_K) of the GEMM actually run
   using ClusterShape = ClusterShape_;  // (CLUSTER_M, CLUSTER_N, 1)
@@ -75,6 +79,8 @@ struct Assembly {
   static_assert(!cute::is_same_v<Schedule, Cooperative> || cute::size<0>(TileShape{}) >= 128,
                 "the cooperative schedule splits tile M over two warpgroups: tile M must be >= 128");
   static_assert(cute::size(ClusterShape{}) <= 8, "clusters beyond 8 CTAs are not portable; launch() does not opt in");
+  static_assert(kDecomposition == Decomposition::kDataParallel || cute::is_same_v<Schedule, Cooperative>,
+                "CUTLASS's sm90 stream-K scheduler runs the cooperative schedule only");
 
   // Mainloop stages fill the shared memory the epilogue leaves.
   using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
@@ -84,7 +90,8 @@ struct Assembly {
       cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
       typename Schedule::MainloopSchedule>::CollectiveOp;
 
-  using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue>;
+  using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue,
+                                                      TileSchedulerOf<kDecomposition>>;
 
   // (Mg, Ng, K, L) of the GEMM actually run; validation keeps every size below 2^31.
   static cute::Shape<int, int, int, int> problem_shape(std::int64_t M, std::int64_t N, std::int64_t K) {

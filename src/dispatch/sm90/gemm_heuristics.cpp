@@ -54,7 +54,8 @@ std::optional<KernelKey> narrowest(const GemmArgs& args, const std::vector<Kerne
 
 bool has_configuration(const KernelKey& key, const Configuration& c) {
   return key.arch == Arch::kSm90 && key.schedule == c.schedule && key.tile.m == c.tile.m && key.tile.n == c.tile.n && key.tile.k == c.tile.k &&
-         key.cluster.m == c.cluster.m && key.cluster.n == c.cluster.n && key.swap_ab == c.swap_ab;
+         key.cluster.m == c.cluster.m && key.cluster.n == c.cluster.n && key.swap_ab == c.swap_ab &&
+         key.decomposition == c.decomposition;
 }
 
 Status choose(const GemmArgs& args, const DeviceCaps&, const std::vector<KernelKey>& candidates,

@@ -22,6 +22,7 @@ struct Configuration {
   TileShape tile;
   ClusterShape cluster;
   bool swap_ab;
+  Decomposition decomposition = Decomposition::kDataParallel;
 };
 
 // An sm90 key with configuration `c`.

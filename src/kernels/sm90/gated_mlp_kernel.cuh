@@ -57,7 +57,7 @@ struct GatedMlpKernel {
   using Epilogue = asm90::CollectiveEpilogue<TileShape, ClusterShape, EpilogueTile, void, void, LayoutOut, Schedule, Tree>;
   static_assert(Epilogue::DispatchPolicy::StagesD == kStoreStages,
                 "the gated store's buffers must follow the collective's store pipeline");
-  using Assembly = asm90::Assembly<Element, Element, TileShape, ClusterShape, Schedule, kSwapAB, Epilogue>;
+  using Assembly = asm90::Assembly<Element, Element, TileShape, ClusterShape, Schedule, kSwapAB, Epilogue, kKey.decomposition>;
   using Kernel = typename Assembly::Kernel;
 
   // The store node encodes the [M, N] output's descriptor itself.

@@ -33,7 +33,8 @@ struct GemmKernel {
   using Epilogue = asm90::CollectiveEpilogue<TileShape, ClusterShape, cutlass::epilogue::collective::EpilogueTileAuto,
                                              ElementC, ElementD, asm90::OutputLayout<kKey.swap_ab>, Schedule,
                                              typename RuntimeEpilogue::Tree>;
-  using Assembly = asm90::Assembly<ElementAB, ElementAB, TileShape, ClusterShape, Schedule, kKey.swap_ab, Epilogue>;
+  using Assembly = asm90::Assembly<ElementAB, ElementAB, TileShape, ClusterShape, Schedule, kKey.swap_ab, Epilogue,
+                                   kKey.decomposition>;
   using Kernel = typename Assembly::Kernel;
 
   static typename Kernel::Arguments arguments(const GemmArgs& args, const detail::LaunchPlan& plan) {

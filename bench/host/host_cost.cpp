@@ -1,0 +1,93 @@
+#include "bench/host/host_cost.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "bench/baselines/cublaslt_gemm.hpp"
+#include "epifuse/epifuse.hpp"
+#include "testing/gated_problem.hpp"
+#include "testing/gemm_problem.hpp"
+#include "testing/random.hpp"
+
+namespace epifuse::bench {
+namespace {
+
+double thread_cpu_us() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec * 1e-3;
+}
+
+// CPU time of each call. Every 64 calls the stream drains, untimed, so that no call waits for
+// room in a full launch queue (that wait would be the GPU's time, not the call's).
+nlohmann::json time_calls(const std::string& op, const std::string& shape, int calls,
+                          const std::function<Status(cudaStream_t)>& call, cudaStream_t stream) {
+  for (int i = 0; i < 100; ++i) {
+    if (Status s = call(stream); !s.ok()) throw std::runtime_error(op + ": " + s.to_string());
+  }
+  cudaStreamSynchronize(stream);
+  std::vector<double> us;
+  us.reserve(static_cast<std::size_t>(calls));
+  for (int i = 0; i < calls; ++i) {
+    if (i % 64 == 0) cudaStreamSynchronize(stream);
+    const double start = thread_cpu_us();
+    const Status s = call(stream);
+    us.push_back(thread_cpu_us() - start);
+    if (!s.ok()) throw std::runtime_error(op + ": " + s.to_string());
+  }
+  cudaStreamSynchronize(stream);
+  double sum = 0;
+  for (double v : us) sum += v;
+  std::sort(us.begin(), us.end());
+  nlohmann::json row = {{"op", op},
+                        {"impl", "epifuse"},
+                        {"shape", shape},
+                        {"calls", calls},
+                        {"cpu_us_median", us[us.size() / 2]},
+                        {"cpu_us_mean", sum / static_cast<double>(us.size())},
+                        {"cpu_us_p90", us[us.size() * 9 / 10]}};
+  std::fprintf(stderr, "[host] %-6s %-16s median %.2f us, mean %.2f us, p90 %.2f us of CPU per call\n", op.c_str(),
+               shape.c_str(), row["cpu_us_median"].get<double>(), row["cpu_us_mean"].get<double>(),
+               row["cpu_us_p90"].get<double>());
+  return row;
+}
+
+}  // namespace
+
+nlohmann::json measure_host_cost(int calls) {
+  cudaStream_t stream = nullptr;
+  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) throw std::runtime_error("no stream");
+  nlohmann::json rows = nlohmann::json::array();
+  const std::uint64_t seed = testing::run_seed();
+  testing::GemmProblem gemm_problem({1, 4096, 4096}, seed);
+  testing::GemmProblem bias_gelu_problem(
+      {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}}, seed);
+  testing::GatedProblem gated_problem({1, 14336, 4096}, seed);
+  rows.push_back(time_calls("gemm", "1x4096x4096", calls,
+                            [&](cudaStream_t s) { return gemm(gemm_problem.args(), s); }, stream));
+  rows.push_back(time_calls("gemm", "1x4096x4096 bias_gelu", calls,
+                            [&](cudaStream_t s) { return gemm(bias_gelu_problem.args(), s); }, stream));
+  rows.push_back(time_calls("gated", "1x14336x4096", calls,
+                            [&](cudaStream_t s) { return gated_mlp(gated_problem.args(), s); }, stream));
+  // For scale: the host cost of the call a user would make instead.
+  const GemmArgs a = gemm_problem.args();
+  CublasLtGemm lt(1, 4096, 4096, DType::kBF16, DType::kBF16, LtEpilogue::kNone);
+  lt.autotune(a.A, a.B, a.D, nullptr);
+  nlohmann::json lt_row = time_calls("gemm", "1x4096x4096", calls, [&](cudaStream_t s) {
+    lt.run(a.A, a.B, a.D, nullptr, s);
+    return Status::success();
+  }, stream);
+  lt_row["impl"] = "cublaslt";
+  rows.push_back(lt_row);
+  cudaStreamDestroy(stream);
+  return rows;
+}
+
+}  // namespace epifuse::bench
