@@ -66,11 +66,17 @@ TEST(GemmHeuristics, NarrowestEpilogueThatCovers) {
 }
 
 TEST(GemmHeuristics, PicksByShapeClass) {
+  // Few tokens: swapped, stream-K when K >= 2N and the tiles fill at most half of the 132 SMs.
   EXPECT_EQ(chosen(shape(1, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
-  EXPECT_EQ(chosen(shape(64, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
-  EXPECT_EQ(chosen(shape(65, 28672, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c1x2");
-  EXPECT_EQ(chosen(shape(256, 28672, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c1x2");
-  EXPECT_EQ(chosen(shape(257, 28672, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_cast_noc");
+  EXPECT_EQ(chosen(shape(1, 8192, 28672)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
+  EXPECT_EQ(chosen(shape(64, 4096, 14336)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
+  EXPECT_EQ(chosen(shape(129, 4096, 14336)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "96 tiles: 2 x 96 > 132";
+  EXPECT_EQ(chosen(shape(192, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
+  // 2 x 128x256 tiles <= 3 x 132: stream-K 128x128; beyond, 128x256 with the cluster along the even side.
+  EXPECT_EQ(chosen(shape(193, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x128x64_c1x1_streamk");
+  EXPECT_EQ(chosen(shape(768, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x128x64_c1x1_streamk");
+  EXPECT_EQ(chosen(shape(769, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c1x2") << "7 row tiles: odd";
+  EXPECT_EQ(chosen(shape(1024, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_cast_noc");
 }
 
 TEST(GemmHeuristics, ResidualNeedsAKernelWithC) {
@@ -187,14 +193,19 @@ GatedMlpArgs gated(std::int64_t M, std::int64_t N = 1000, std::int64_t K = 520, 
 // The shape classes of src/dispatch/sm90/gated_mlp_heuristics.cpp, and the fp16 fallbacks.
 TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   const std::pair<std::int64_t, const char*> expected[] = {
-      {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},   {64, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
-      {65, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},   {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
-      {129, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c2x1"},  {4096, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c2x1"},
-      {4097, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"}, {16384, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},    {64, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
+      {65, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},    {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      {129, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},       {192, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},
+      // 128-row token tiles: an even count takes the swapped pair, an odd one the unswapped kernels.
+      {193, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"}, {512, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
+      {513, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},       {544, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},
+      {545, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},   {777, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},
+      {4096, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
+      {4097, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},  {16384, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
   };
   for (const auto& [M, kernel] : expected) EXPECT_EQ(chosen(gated(M)), kernel) << "M = " << M;
   // Llama-405B: a 3.5 GB packed weight takes the cooperative 128x256 tile beyond M = 2048.
-  EXPECT_EQ(chosen(gated(2048, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c2x1");
+  EXPECT_EQ(chosen(gated(2048, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
   EXPECT_EQ(chosen(gated(2049, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
   EXPECT_EQ(chosen(gated(16384, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
   EXPECT_EQ(chosen(gated(4096, 1000, 520, DType::kFP16)), "sm90_gated_mlp_fp16_fp16_coop_128x256x64_c1x2");

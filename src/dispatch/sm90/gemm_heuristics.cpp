@@ -1,17 +1,21 @@
 // Kernel choice for the sm90 GEMM, by shape class (docs/heuristics.md has the measurements
-// behind each rule):
+// behind each rule: a sweep of every bf16 GEMM kernel over odd and even M on Llama-3 8B and 70B
+// projections, bench/results/grid/):
 //   col_sum / col_amax  -> cooperative 128x128 (a 128-column tile keeps the per-column partial
 //                          results in registers without spilling)
-//   M <= 64             -> swapped 128x64 tile: the weight fills wgmma's 64-row side, the few
-//                          tokens its N side; memory-bound, so every SM streams weight tiles
-//   M <= 256            -> cooperative 128x256, cluster 1x2: the pair shares one A tile; a 2x1
-//                          cluster would leave half of each cluster without rows
-//   otherwise           -> cooperative 128x256, cluster 2x1 (B tiles multicast to 2 CTAs)
-// A dtype combination compiled with fewer kernels runs its cooperative 128x256 1x2 kernel where
-// its shape class has none. Within a configuration the narrowest compiled epilogue that covers
-// the call runs (cast only, then bias + activation, then the full tree: fewer nodes, less time
-// per tile), and without a residual a kernel compiled without C: no C staging in shared memory,
-// and TMA stores overlap the next subtile's work.
+//   M <= 192            -> swapped 128x64 tile: the weight fills wgmma's 64-row side, the tokens
+//                          its N side; stream-K when the K loop is deep (K >= 2N) and the tiles
+//                          fill at most half the SMs
+//   128x256 tiles <= 1.5 waves
+//                       -> cooperative 128x128 stream-K: whole tiles cannot fill the GPU evenly
+//   otherwise           -> cooperative 128x256, cluster 2x1 (B tiles multicast to 2 CTAs), or
+//                          1x2 when the 128-row tiles are odd in number (a 2x1 cluster would pad
+//                          them with a whole idle tile)
+// A dtype combination compiled with fewer kernels runs the data-parallel twin of the choice, or its
+// cooperative 128x256 1x2 kernel. Within a configuration the narrowest compiled epilogue that
+// covers the call runs (cast only, then bias + activation, then the full tree: fewer nodes, less
+// time per tile), and without a residual a kernel compiled without C: no C staging in shared
+// memory, and TMA stores overlap the next subtile's work.
 #include <optional>
 #include <tuple>
 
@@ -22,14 +26,31 @@ namespace {
 
 constexpr Configuration kColumnReductions = {Schedule::kCooperative, {128, 128, 64}, {1, 1}, false};
 constexpr Configuration kFewTokens = {Schedule::kCooperative, {128, 64, 128}, {1, 1}, true};
+constexpr Configuration kFewTokensStreamK = {Schedule::kCooperative, {128, 64, 128}, {1, 1}, true,
+                                             Decomposition::kStreamK};
+constexpr Configuration kStreamK = {Schedule::kCooperative, {128, 128, 64}, {1, 1}, false, Decomposition::kStreamK};
 constexpr Configuration kMidTokens = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
 constexpr Configuration kManyTokens = {Schedule::kCooperative, {128, 256, 64}, {2, 1}, false};
 
-Configuration configuration_for(const GemmArgs& args) {
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+Configuration configuration_for(const GemmArgs& args, int sm_count) {
   if (args.epilogue.has_column_reductions()) return kColumnReductions;
-  if (args.M <= 64) return kFewTokens;
-  if (args.M <= 256) return kMidTokens;
-  return kManyTokens;
+  if (args.M <= 192) {
+    const std::int64_t tiles = ceil_div(args.M, 64) * ceil_div(args.N, 128);
+    return args.K >= 2 * args.N && 2 * tiles <= sm_count ? kFewTokensStreamK : kFewTokens;
+  }
+  const std::int64_t row_tiles = ceil_div(args.M, 128);
+  if (2 * row_tiles * ceil_div(args.N, 256) <= 3 * sm_count) return kStreamK;
+  return row_tiles % 2 == 0 ? kManyTokens : kMidTokens;
+}
+
+// What to try when the build lacks the chosen configuration's kernels: whole tiles instead of
+// stream-K, then the cooperative 128x256 1x2 kernel every dtype combination has.
+Configuration data_parallel_twin(Configuration c) {
+  c.decomposition = Decomposition::kDataParallel;
+  if (c.tile.m == kStreamK.tile.m && c.tile.n == kStreamK.tile.n && !c.swap_ab) return kMidTokens;
+  return c;
 }
 
 // The narrowest candidate of configuration `c` that serves the call, if any.
@@ -58,9 +79,10 @@ bool has_configuration(const KernelKey& key, const Configuration& c) {
          key.decomposition == c.decomposition;
 }
 
-Status choose(const GemmArgs& args, const DeviceCaps&, const std::vector<KernelKey>& candidates,
+Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
-  for (const Configuration& c : {configuration_for(args), kMidTokens}) {
+  const Configuration preferred = configuration_for(args, caps.sm_count);
+  for (const Configuration& c : {preferred, data_parallel_twin(preferred), kMidTokens}) {
     if (std::optional<KernelKey> k = narrowest(args, candidates, c)) {
       *choice = {*k};
       return Status::success();
