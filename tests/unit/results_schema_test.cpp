@@ -1,6 +1,7 @@
 // The committed results (bench/results/**/*.json) against the schema other tools read (README
-// "Benchmark"), and none of them with a failed check. The directory is found from the working
-// directory upwards, or given by $EPIFUSE_RESULTS_DIR: the binary does not depend on where it was built.
+// "Benchmark"), and none of them with a failed check; accuracy and host-cost files hold tables,
+// not rows. The directory is found from the working directory upwards, or given by
+// $EPIFUSE_RESULTS_DIR: the binary does not depend on where it was built.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -67,6 +68,15 @@ TEST(ResultsSchema, EveryFileHasEveryFieldAndNoFailedCheck) {
           for (const char* metric : {"max_abs_diff", "mean_abs_diff", "rel_l2_diff"}) {
             EXPECT_TRUE(t[side][metric].contains("mean") && t[side][metric].contains("std")) << name << " " << side;
           }
+        }
+      }
+      continue;
+    }
+    if (j.contains("host_cost")) {
+      ASSERT_FALSE(j["host_cost"].empty()) << name;
+      for (const nlohmann::json& t : j["host_cost"]) {
+        for (const char* key : {"op", "impl", "calls", "cpu_us_median", "cpu_us_mean", "cpu_us_p90"}) {
+          EXPECT_TRUE(t.contains(key)) << name << ": a host-cost row lacks " << key;
         }
       }
       continue;
