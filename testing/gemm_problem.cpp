@@ -157,6 +157,12 @@ GemmProblem::GemmProblem(const GemmCase& c, std::uint64_t seed) : case_(c), seed
 
 std::uint8_t GemmProblem::poison_byte() const { return case_.special_values ? kFinitePoisonByte : kPoisonByte; }
 
+void GemmProblem::drop_workspace() {
+  workspace_ = DeviceBuffer();
+  args_.workspace = nullptr;
+  args_.workspace_bytes = 0;
+}
+
 void GemmProblem::poison_outputs() {
   d_.poison(poison_byte());
   if (case_.epilogue.residual == Residual::kInPlace) {

@@ -74,6 +74,8 @@ class GemmProblem {
   const DeviceBuffer& d() const { return d_; }
   const DeviceBuffer* reduction(unsigned flag) const;
   const DeviceBuffer& workspace() const { return workspace_; }
+  // Calls without a workspace from now on (args().workspace null, 0 bytes).
+  void drop_workspace();
   // Every buffer a call may write (D, reduction outputs, workspace), each with its guard band.
   std::vector<const DeviceBuffer*> outputs() const;
   // Host copies of the fp32 epilogue inputs (empty when absent) and of C.

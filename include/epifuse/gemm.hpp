@@ -18,7 +18,9 @@
 //   but not overlap it otherwise; reduction outputs overlap nothing.
 //   a_scale and b_scale are null (they are for the FP8 kernels to come).
 //   The stream belongs to the current device.
-// Workspace: gemm_workspace_size() says how many bytes a call needs (0 for most epilogues).
+// Workspace: gemm_workspace_size() says how many bytes the fastest kernel for the call needs. A
+// call with column reductions must have them; otherwise they are optional: stream-K kernels (few
+// tiles for the GPU) share tiles through them, and a call given less runs whole tiles instead.
 #pragma once
 
 #include <cstddef>
@@ -53,7 +55,7 @@ struct GemmArgs {
 
   Epilogue epilogue;
 
-  void* workspace = nullptr;  // device memory, 16-byte aligned, at least gemm_workspace_size() bytes
+  void* workspace = nullptr;  // device memory, 16-byte aligned, gemm_workspace_size() bytes (see above)
   std::size_t workspace_bytes = 0;
 
   // Forces a kernel and its launch knobs (tuning.hpp lists the compiled kernels); empty lets

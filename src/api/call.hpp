@@ -37,11 +37,9 @@ Status check_device(const char* op, const Args& args, cudaStream_t stream, const
   return Status::success();
 }
 
-// For validated args of a call that launches a kernel.
 template <class Args>
-Status prepare_call(const char* op, const Args& args, cudaStream_t stream, Call<Args>* call) {
-  if (Status s = check_device(op, args, stream, &call->caps); !s.ok()) return s;
-  if (Status s = select(args, *call->caps, compiled_keys(), &call->choice); !s.ok()) return s;
+Status resolve(const char* op, const Args& args, const std::vector<KernelKey>& candidates, Call<Args>* call) {
+  if (Status s = select(args, *call->caps, candidates, &call->choice); !s.ok()) return s;
   const KernelEntry* entry = find_entry(call->choice.key);
   call->launcher = entry != nullptr ? std::get_if<Launcher<Args>>(&entry->launcher) : nullptr;
   if (call->launcher == nullptr) {
@@ -51,12 +49,30 @@ Status prepare_call(const char* op, const Args& args, cudaStream_t stream, Call<
   return Status::success();
 }
 
+// Whom a call is prepared for: the workspace query reports what dispatch's first choice needs; a
+// launch (or selected_kernel) given less workspace than a stream-K choice needs runs whole tiles
+// instead, so that a call without reductions works without a workspace.
+enum class Purpose { kWorkspaceQuery, kLaunch };
+
+// For validated args of a call that launches a kernel.
+template <class Args>
+Status prepare_call(const char* op, const Args& args, cudaStream_t stream, Call<Args>* call,
+                    Purpose purpose = Purpose::kLaunch) {
+  if (Status s = check_device(op, args, stream, &call->caps); !s.ok()) return s;
+  if (Status s = resolve(op, args, compiled_keys(), call); !s.ok()) return s;
+  if (purpose == Purpose::kLaunch && !args.kernel && call->choice.key.decomposition != Decomposition::kDataParallel &&
+      call->launcher->workspace_bytes(args, call->plan) > args.workspace_bytes) {
+    return resolve(op, args, compiled_whole_tile_keys(), call);
+  }
+  return Status::success();
+}
+
 // The workspace a validated call that launches a kernel needs (`*bytes`, set by the caller to 0
 // beforehand, stays 0 on failure).
 template <class Args>
 Status call_workspace_bytes(const char* op, const Args& args, cudaStream_t stream, std::size_t* bytes) {
   Call<Args> call;
-  if (Status s = prepare_call(op, args, stream, &call); !s.ok()) return s;
+  if (Status s = prepare_call(op, args, stream, &call, Purpose::kWorkspaceQuery); !s.ok()) return s;
   *bytes = call.launcher->workspace_bytes(args, call.plan);
   return Status::success();
 }

@@ -26,6 +26,17 @@ const std::vector<KernelKey>& compiled_keys() {
   return keys;
 }
 
+const std::vector<KernelKey>& compiled_whole_tile_keys() {
+  static const std::vector<KernelKey> keys = [] {
+    std::vector<KernelKey> k;
+    for (const KernelKey& key : compiled_keys()) {
+      if (key.decomposition == Decomposition::kDataParallel) k.push_back(key);
+    }
+    return k;
+  }();
+  return keys;
+}
+
 const KernelEntry* find_entry(const KernelKey& key) {
   for (const KernelEntry* e : compiled_entries()) {
     if (e->key == key) return e;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -101,17 +102,23 @@ TEST_F(GemmBehavior, ReductionsNeedTheirWorkspace) {
   EXPECT_TRUE(all_poison(p.reduction(kColSum)->download()));
 }
 
-TEST_F(GemmBehavior, EpiloguesWithoutReductionsNeedNoWorkspace) {
+// Without reductions the workspace is optional: the query may ask for stream-K's, and a call
+// given none runs a whole-tile kernel, correctly.
+TEST_F(GemmBehavior, EpiloguesWithoutReductionsRunWithoutAWorkspace) {
   for (std::int64_t M : {7, 333, 4096}) {
-    const GemmCase c = {M, 1000, 520, DType::kBF16, DType::kBF16, 0, 0,
+    const GemmCase c = {M, 1000, 8192, DType::kBF16, DType::kBF16, 0, 0,
                         {.alpha = true, .col_bias = true, .activation = Activation::kGeluTanh,
                          .residual = Residual::kAfterActivation}};
     GemmProblem p(c, case_seed(c.name()));
     std::size_t bytes = 1;
     ASSERT_TRUE(gemm_workspace_size(p.args(), nullptr, &bytes).ok());
-    EXPECT_EQ(bytes, 0u) << "M = " << M;
-    EXPECT_EQ(p.args().workspace, nullptr);
-    expect_case_passes(c);
+    EXPECT_EQ(p.args().workspace_bytes, bytes) << "M = " << M;
+    p.drop_workspace();
+    std::optional<KernelChoice> choice;
+    ASSERT_TRUE(selected_kernel(p.args(), nullptr, &choice).ok());
+    EXPECT_EQ(choice->key.decomposition, Decomposition::kDataParallel) << "M = " << M;
+    const CheckReport r = run_and_check(p);
+    EXPECT_TRUE(r.passed) << r.text;
   }
 }
 
