@@ -42,7 +42,8 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 SWAP_AB)
-# 64-row token tiles: a last tile pads at most 63 rows (128-row tiles pad up to 127).
-epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 64 256 64 CLUSTER 1 2)
+# Narrower token tiles for M just above a multiple of 128 (a 128-row tile would be mostly padding).
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 96 64 CLUSTER 1 2 SWAP_AB)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 160 64 CLUSTER 1 2 SWAP_AB)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB)
