@@ -42,8 +42,7 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 SWAP_AB)
-# Narrower token tiles for M just above a multiple of 128 (a 128-row tile would be mostly padding).
+# 96-token tiles where they pad less than 128-token ones (129-192 tokens: 192 rows, not 256).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 96 64 CLUSTER 1 2 SWAP_AB)
-epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 160 64 CLUSTER 1 2 SWAP_AB)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB)

@@ -327,6 +327,7 @@ class ShapeRun {
       Row r = make_row("sweep", named.name, named.spec, "skipped", name(choice.key));
       r.extra["raster"] = raster_name;
       r.extra["swizzle"] = choice.swizzle;
+      r.extra["splits"] = choice.splits;
       sweep_rows.push_back(r);
       launches.push_back([choice, &sets, workspace, bytes = a0.workspace_bytes](int i, cudaStream_t stream) {
         GemmArgs a = sets.args(i);
@@ -344,6 +345,10 @@ class ShapeRun {
       for (std::size_t e = 0; e < sweep_epilogues_.size(); ++e) {
         const Epilogue& epilogue = operand_sets_[e]->args(0).epilogue;
         if (required_coverage(epilogue) <= k.epilogue && (k.has_c || !epilogue.residual)) add({k}, e, "auto");
+      }
+      // Split-K shares of the swapped stream-K kernel (decode), plain epilogue.
+      if (k.decomposition == Decomposition::kStreamK && k.swap_ab && shape_.M <= 64) {
+        for (int splits : {2, 4, 8}) add({k, RasterOrder::kHeuristic, 1, splits}, 0, "auto");
       }
       if (!options_.sweep_knobs) continue;
       for (const auto& [raster, raster_name] : rasters) {

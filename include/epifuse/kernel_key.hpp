@@ -98,9 +98,12 @@ struct KernelChoice {
   KernelKey key;
   RasterOrder raster = RasterOrder::kHeuristic;
   int swizzle = 1;  // persistent-scheduler tile swizzle: 1, 2, 4 or 8
+  // Stream-K kernels only: > 1 splits every tile's K loop into this many even shares (split-K);
+  // 1 leaves the decomposition to CUTLASS's stream-K heuristic.
+  int splits = 1;
 };
 
-// The key's name, then the knobs that differ from the defaults: "<name> raster=along_m swizzle=4".
+// The key's name, then the knobs that differ from the defaults: "<name> raster=along_m swizzle=4 splits=4".
 std::string to_string(const KernelChoice& choice);
 
 }  // namespace epifuse

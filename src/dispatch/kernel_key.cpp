@@ -70,6 +70,7 @@ std::string to_string(const KernelChoice& choice) {
   std::string s = name(choice.key);
   if (choice.raster != RasterOrder::kHeuristic) s += std::string(" raster=") + to_string(choice.raster);
   if (choice.swizzle != 1) s += " swizzle=" + std::to_string(choice.swizzle);
+  if (choice.splits != 1) s += " splits=" + std::to_string(choice.splits);
   return s;
 }
 

@@ -31,6 +31,13 @@ Status check_forced(const char* op_name, Op op, Arch arch, const KernelChoice& f
     return Status::invalid_argument(named + "with swizzle " + std::to_string(forced.swizzle) +
                                     ": the swizzle must be 1, 2, 4 or 8");
   }
+  if (forced.splits < 1 || forced.splits > 32) {
+    return Status::invalid_argument(named + "with splits " + std::to_string(forced.splits) + ": splits must be 1 to 32");
+  }
+  if (forced.splits > 1 && forced.key.decomposition != Decomposition::kStreamK) {
+    return Status::invalid_argument(named + "with splits " + std::to_string(forced.splits) +
+                                    ": only stream-K kernels split the K loop");
+  }
   const int raster = static_cast<int>(forced.raster);
   if (raster < 0 || raster > static_cast<int>(RasterOrder::kAlongN)) {
     return Status::invalid_argument(named + "with raster order " + std::to_string(raster) + ", not a RasterOrder");
@@ -98,7 +105,7 @@ Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
 }
 
 LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice) {
-  return {caps.device, caps.sm_count, choice.raster, choice.swizzle};
+  return {caps.device, caps.sm_count, choice.raster, choice.swizzle, choice.splits};
 }
 
 }  // namespace epifuse::detail

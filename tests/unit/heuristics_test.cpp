@@ -79,6 +79,21 @@ TEST(GemmHeuristics, PicksByShapeClass) {
   EXPECT_EQ(chosen(shape(1024, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_cast_noc");
 }
 
+// Decode on few weight tiles: the swapped stream-K kernel as split-K over shares that fill the SMs.
+TEST(GemmHeuristics, DecodeSplitsTheKLoopOfFewTiles) {
+  KernelChoice c;
+  ASSERT_TRUE(select(shape(1, 4096, 4096), hopper(), kernel_table(), &c).ok());
+  EXPECT_EQ(name(c.key), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
+  EXPECT_EQ(c.splits, 4) << "32 tiles on 132 SMs";
+  ASSERT_TRUE(select(shape(16, 8192, 28672), hopper(), kernel_table(), &c).ok());
+  EXPECT_EQ(c.splits, 2);
+  ASSERT_TRUE(select(shape(100, 4096, 14336), hopper(), kernel_table(), &c).ok());
+  EXPECT_EQ(c.splits, 1) << "beyond one token tile, CUTLASS's stream-K heuristic decides";
+  ASSERT_TRUE(select(shape(1, 28672, 8192), hopper(), kernel_table(), &c).ok());
+  EXPECT_EQ(c.splits, 1);
+  EXPECT_EQ(name(c.key), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
+}
+
 TEST(GemmHeuristics, ResidualNeedsAKernelWithC) {
   GemmArgs a = shape(4096, 28672, 8192);
   a.epilogue.residual = reinterpret_cast<void*>(0x1000);
@@ -137,6 +152,12 @@ TEST(GemmHeuristics, ForcedKernelMustFit) {
   bad.kernel->swizzle = 3;
   expect_rejected(bad, "the swizzle must be 1, 2, 4 or 8");
   bad = a;
+  bad.kernel->splits = 2;
+  expect_rejected(bad, "only stream-K kernels split the K loop");
+  bad.kernel = KernelChoice{key_named("sm90_gemm_bf16_bf16_coop_128x128x64_c1x1_streamk")};
+  bad.kernel->splits = 33;
+  expect_rejected(bad, "splits must be 1 to 32");
+  bad = a;
   bad.kernel->key.tile.n = 96;
   expect_rejected(bad, "is not compiled in this build");
   bad = a;
@@ -193,15 +214,16 @@ GatedMlpArgs gated(std::int64_t M, std::int64_t N = 1000, std::int64_t K = 520, 
 // The shape classes of src/dispatch/sm90/gated_mlp_heuristics.cpp, and the fp16 fallbacks.
 TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   const std::pair<std::int64_t, const char*> expected[] = {
-      {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},    {64, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
-      {65, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},    {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
-      {129, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},       {192, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},
-      // 128-row token tiles: an even count takes the swapped pair, an odd one the unswapped kernels.
+      {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},      {64, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
+      {65, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},      {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      // The tiling that pads least: 96-token pairs (192 rows), 128-token pairs, unswapped 128-row tiles.
+      {129, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {192, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
       {193, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"}, {512, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
-      {513, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},       {544, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},
-      {545, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},   {777, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},
+      {273, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},         {373, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      {545, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {600, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      {777, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},         {1286, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {4096, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
-      {4097, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},  {16384, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      {4097, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},    {16384, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
   };
   for (const auto& [M, kernel] : expected) EXPECT_EQ(chosen(gated(M)), kernel) << "M = " << M;
   // Llama-405B: a 3.5 GB packed weight takes the cooperative 128x256 tile beyond M = 2048.

@@ -79,6 +79,7 @@ TEST(KernelName, SaysWhatTheKeySays) {
   EXPECT_EQ(name(k), "sm90_gated_mlp_bf16_bf16_pingpong_128x256x64_c2x1");
   EXPECT_EQ(to_string(KernelChoice{k, RasterOrder::kAlongN, 4}),
             "sm90_gated_mlp_bf16_bf16_pingpong_128x256x64_c2x1 raster=along_n swizzle=4");
+  EXPECT_EQ(to_string(KernelChoice{k, RasterOrder::kHeuristic, 1, 4}), "sm90_gated_mlp_bf16_bf16_pingpong_128x256x64_c2x1 splits=4");
 }
 
 // Changing any one field of a key changes its name.

@@ -17,6 +17,7 @@ struct LaunchPlan {
   int sm_count = 0;  // persistent grid size; from the device, never assumed
   RasterOrder raster = RasterOrder::kHeuristic;
   int swizzle = 1;
+  int splits = 1;  // stream-K kernels: K-loop shares per tile (KernelChoice::splits)
 };
 
 // The plan for a launch of an `arch` kernel on `stream` with default knobs, after the checks every

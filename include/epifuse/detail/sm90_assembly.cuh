@@ -142,6 +142,7 @@ struct Assembly {
     scheduler.raster_order = plan.raster == RasterOrder::kAlongM   ? Raster::AlongM
                              : plan.raster == RasterOrder::kAlongN ? Raster::AlongN
                                                                    : Raster::Heuristic;
+    if constexpr (kDecomposition == Decomposition::kStreamK) scheduler.splits = plan.splits;
     return {cutlass::gemm::GemmUniversalMode::kGemm, problem_shape(M, N, K), mainloop, epilogue, hw_info, scheduler};
   }
 };

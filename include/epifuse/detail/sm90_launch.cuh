@@ -98,8 +98,10 @@ Status launch(const typename Kernel::Arguments& arguments, void* workspace, int 
   if (Status s = set_shared_memory_attribute<Kernel>(device); !s.ok()) return s;
   relaxed.reset();
   if (Kernel::initialize_workspace(arguments, workspace, stream, nullptr) != cutlass::Status::kSuccess) {
-    const cudaError_t err = cudaGetLastError();
-    if (err == cudaSuccess) return Status::internal("CUTLASS refused to initialise the workspace");
+    // CUTLASS may have consumed the error of its memset; the stream still reports it.
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess) err = cudaStreamQuery(stream);
+    if (err == cudaSuccess || err == cudaErrorNotReady) return Status::internal("CUTLASS refused to initialise the workspace");
     return cuda_failure("initialising the workspace and reduction outputs", err);
   }
 
