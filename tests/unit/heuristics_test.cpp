@@ -79,21 +79,6 @@ TEST(GemmHeuristics, PicksByShapeClass) {
   EXPECT_EQ(chosen(shape(1024, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_cast_noc");
 }
 
-// Decode on few weight tiles: the swapped stream-K kernel as split-K over shares that fill the SMs.
-TEST(GemmHeuristics, DecodeSplitsTheKLoopOfFewTiles) {
-  KernelChoice c;
-  ASSERT_TRUE(select(shape(1, 4096, 4096), hopper(), kernel_table(), &c).ok());
-  EXPECT_EQ(name(c.key), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
-  EXPECT_EQ(c.splits, 4) << "32 tiles on 132 SMs";
-  ASSERT_TRUE(select(shape(16, 8192, 28672), hopper(), kernel_table(), &c).ok());
-  EXPECT_EQ(c.splits, 2);
-  ASSERT_TRUE(select(shape(100, 4096, 14336), hopper(), kernel_table(), &c).ok());
-  EXPECT_EQ(c.splits, 1) << "beyond one token tile, CUTLASS's stream-K heuristic decides";
-  ASSERT_TRUE(select(shape(1, 28672, 8192), hopper(), kernel_table(), &c).ok());
-  EXPECT_EQ(c.splits, 1);
-  EXPECT_EQ(name(c.key), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
-}
-
 TEST(GemmHeuristics, ResidualNeedsAKernelWithC) {
   GemmArgs a = shape(4096, 28672, 8192);
   a.epilogue.residual = reinterpret_cast<void*>(0x1000);

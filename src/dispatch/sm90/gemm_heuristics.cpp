@@ -4,9 +4,10 @@
 //   col_sum / col_amax  -> cooperative 128x128 (a 128-column tile keeps the per-column partial
 //                          results in registers without spilling)
 //   M <= 192            -> swapped 128x64 tile: the weight fills wgmma's 64-row side, the tokens
-//                          its N side. Where the tiles fill at most half the SMs, its stream-K
-//                          twin: at M <= 64 as split-K over min(SMs / tiles, K blocks / 4, 8)
-//                          shares (decode), above when the K loop is deep (K >= 2N)
+//                          its N side; its stream-K twin (CUTLASS's heuristic decomposition) when
+//                          the K loop is deep (K >= 2N) and the tiles fill at most half the SMs.
+//                          Explicit split-K shares (KernelChoice::splits 2-8) did not beat it at
+//                          decode (bench/results/tuning/issue9/gemm-decode-sweep.json)
 //   128x256 tiles <= 1.5 waves
 //                       -> cooperative 128x128 stream-K: whole tiles cannot fill the GPU evenly
 //   otherwise           -> cooperative 128x256, cluster 2x1 (B tiles multicast to 2 CTAs), or
@@ -17,7 +18,6 @@
 // covers the call runs (cast only, then bias + activation, then the full tree: fewer nodes, less
 // time per tile), and without a residual a kernel compiled without C: no C staging in shared
 // memory, and TMA stores overlap the next subtile's work.
-#include <algorithm>
 #include <optional>
 #include <tuple>
 
@@ -40,8 +40,7 @@ Configuration configuration_for(const GemmArgs& args, int sm_count) {
   if (args.epilogue.has_column_reductions()) return kColumnReductions;
   if (args.M <= 192) {
     const std::int64_t tiles = ceil_div(args.M, 64) * ceil_div(args.N, 128);
-    if (2 * tiles > sm_count) return kFewTokens;
-    return args.M <= 64 || args.K >= 2 * args.N ? kFewTokensStreamK : kFewTokens;
+    return args.K >= 2 * args.N && 2 * tiles <= sm_count ? kFewTokensStreamK : kFewTokens;
   }
   const std::int64_t row_tiles = ceil_div(args.M, 128);
   if (2 * row_tiles * ceil_div(args.N, 256) <= 3 * sm_count) return kStreamK;
@@ -82,22 +81,12 @@ bool has_configuration(const KernelKey& key, const Configuration& c) {
          key.decomposition == c.decomposition;
 }
 
-// Decode (one token tile) on few weight tiles: split every tile's K loop so that the shares fill
-// the SMs, each share at least 4 K blocks long, at most 8 shares.
-int decode_splits(const GemmArgs& args, int sm_count) {
-  if (args.M > 64) return 1;
-  const std::int64_t tiles = ceil_div(args.N, 128);
-  const std::int64_t k_blocks = ceil_div(args.K, kFewTokens.tile.k);
-  return static_cast<int>(std::max<std::int64_t>(1, std::min({sm_count / tiles, k_blocks / 4, std::int64_t{8}})));
-}
-
 Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
   const Configuration preferred = configuration_for(args, caps.sm_count);
   for (const Configuration& c : {preferred, data_parallel_twin(preferred), kMidTokens}) {
     if (std::optional<KernelKey> k = narrowest(args, candidates, c)) {
       *choice = {*k};
-      if (k->decomposition == Decomposition::kStreamK && k->swap_ab) choice->splits = decode_splits(args, caps.sm_count);
       return Status::success();
     }
   }
