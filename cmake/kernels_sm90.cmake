@@ -32,15 +32,14 @@ epifuse_kernel(OP gemm A fp16 D fp32 SCHEDULE cooperative TILE 128 64 128 SWAP_A
 epifuse_kernel(OP gemm A fp16 D fp32 SCHEDULE cooperative TILE 128 128 64 EPILOGUE full_with_column_reductions HAS_C)
 
 # Fused gated MLP. Tiles are in the GEMM actually run: unswapped, N spans the packed gate/up
-# rows (twice the outputs). bf16 is what dispatch is tuned for; a cooperative 2x1 and a swapped
-# 128x64 bf16 kernel were swept and dropped (bench/results/tuning/gated-sweep-*.json).
+# rows (twice the outputs); swapped, M does and the tokens are N. bf16 is what dispatch is tuned
+# for. Swept and dropped: a cooperative 2x1 and a swapped 128x64 (bench/results/tuning/
+# gated-sweep-*.json); a pingpong 2x1, swapped cooperative 128x256 (1x1, 1x2), swapped 128x160
+# and a pingpong 64x256 (bench/results/tuning/issue9/).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2)
-epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 2 1)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB)
-# Swapped, all tokens in one tile or one cluster: each weight tile is read from memory once.
-epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 SWAP_AB)
-epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 SWAP_AB)
+# Swapped pairs (cluster 1x2 along the tokens): each weight tile is multicast to both CTAs.
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 SWAP_AB)
 # 96-token tiles where they pad less than 128-token ones (129-192 tokens: 192 rows, not 256).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 96 64 CLUSTER 1 2 SWAP_AB)
