@@ -15,6 +15,7 @@
 #include "bench/baselines/cublaslt_gemm.hpp"
 #include "bench/harness/roofline_plan.hpp"
 #include "bench/harness/rotation.hpp"
+#include "bench/harness/sweep_workspace.hpp"
 #include "bench/suites/suite.hpp"
 #include "epifuse/tuning.hpp"
 #include "testing/gated_problem.hpp"
@@ -189,13 +190,8 @@ class GatedShapeRun {
         a0.kernel = choice;
         std::size_t needed = 0;
         throw_if_failed(gated_mlp_workspace_size(a0, nullptr, &needed));
-        void* workspace = a0.workspace;
-        if (needed > a0.workspace_bytes) {  // the dispatched kernel sized the problem's workspace
-          sweep_workspaces_.emplace_back(needed, 0);
-          workspace = sweep_workspaces_.back().data();
-        }
-        const std::size_t bytes = std::max(needed, a0.workspace_bytes);
-        auto launch = [this, choice, workspace, bytes](int i, cudaStream_t stream) {
+        fit_workspace(&a0, needed, &sweep_workspaces_);
+        auto launch = [this, choice, workspace = a0.workspace, bytes = a0.workspace_bytes](int i, cudaStream_t stream) {
           GatedMlpArgs a = set(i).args;
           a.kernel = choice;
           a.workspace = workspace;

@@ -15,6 +15,7 @@
 #include "bench/baselines/cublaslt_gemm.hpp"
 #include "bench/harness/roofline_plan.hpp"
 #include "bench/harness/rotation.hpp"
+#include "bench/harness/sweep_workspace.hpp"
 #include "bench/suites/suite.hpp"
 #include "epifuse/tuning.hpp"
 #include "reference/numeric.hpp"
@@ -311,13 +312,7 @@ class ShapeRun {
       a0.kernel = choice;
       std::size_t needed = 0;
       throw_if_failed(gemm_workspace_size(a0, nullptr, &needed));
-      void* workspace = a0.workspace;
-      if (needed > a0.workspace_bytes) {  // the dispatched kernel sized the problem's workspace
-        sweep_workspaces_.emplace_back(needed, 0);
-        workspace = sweep_workspaces_.back().data();
-      }
-      a0.workspace = workspace;
-      a0.workspace_bytes = std::max(needed, a0.workspace_bytes);
+      fit_workspace(&a0, needed, &sweep_workspaces_);
       const Status first = gemm(a0, nullptr);
       const cudaError_t err = cudaDeviceSynchronize();
       if (!first.ok() || err != cudaSuccess) {
@@ -329,7 +324,7 @@ class ShapeRun {
       r.extra["swizzle"] = choice.swizzle;
       r.extra["splits"] = choice.splits;
       sweep_rows.push_back(r);
-      launches.push_back([choice, &sets, workspace, bytes = a0.workspace_bytes](int i, cudaStream_t stream) {
+      launches.push_back([choice, &sets, workspace = a0.workspace, bytes = a0.workspace_bytes](int i, cudaStream_t stream) {
         GemmArgs a = sets.args(i);
         a.kernel = choice;
         a.workspace = workspace;

@@ -24,6 +24,7 @@ struct Call {
   KernelChoice choice;
   const Launcher<Args>* launcher = nullptr;
   LaunchPlan plan;
+  std::size_t workspace_bytes = 0;  // what the chosen kernel needs for these args
 };
 
 // Every operand pointer of a call, for the opt-in pointer check.
@@ -37,6 +38,7 @@ Status check_device(const char* op, const Args& args, cudaStream_t stream, const
   return Status::success();
 }
 
+// Chooses among `candidates`, finds the launcher, plans the launch and sizes its workspace.
 template <class Args>
 Status resolve(const char* op, const Args& args, const std::vector<KernelKey>& candidates, Call<Args>* call) {
   if (Status s = select(args, *call->caps, candidates, &call->choice); !s.ok()) return s;
@@ -46,6 +48,7 @@ Status resolve(const char* op, const Args& args, const std::vector<KernelKey>& c
     return Status::internal(std::string(op) + ": dispatch chose '" + name(call->choice.key) + "', which has no launcher");
   }
   call->plan = launch_plan(*call->caps, call->choice);
+  call->workspace_bytes = call->launcher->workspace_bytes(args, call->plan);
   return Status::success();
 }
 
@@ -61,7 +64,7 @@ Status prepare_call(const char* op, const Args& args, cudaStream_t stream, Call<
   if (Status s = check_device(op, args, stream, &call->caps); !s.ok()) return s;
   if (Status s = resolve(op, args, compiled_keys(), call); !s.ok()) return s;
   if (purpose == Purpose::kLaunch && !args.kernel && call->choice.key.decomposition != Decomposition::kDataParallel &&
-      call->launcher->workspace_bytes(args, call->plan) > args.workspace_bytes) {
+      call->workspace_bytes > args.workspace_bytes) {
     return resolve(op, args, compiled_whole_tile_keys(), call);
   }
   return Status::success();
@@ -73,7 +76,7 @@ template <class Args>
 Status call_workspace_bytes(const char* op, const Args& args, cudaStream_t stream, std::size_t* bytes) {
   Call<Args> call;
   if (Status s = prepare_call(op, args, stream, &call, Purpose::kWorkspaceQuery); !s.ok()) return s;
-  *bytes = call.launcher->workspace_bytes(args, call.plan);
+  *bytes = call.workspace_bytes;
   return Status::success();
 }
 
@@ -82,8 +85,7 @@ template <class Args>
 Status launch_call(const char* op, const Args& args, cudaStream_t stream) {
   Call<Args> call;
   if (Status s = prepare_call(op, args, stream, &call); !s.ok()) return s;
-  const std::size_t needed = call.launcher->workspace_bytes(args, call.plan);
-  if (Status s = check_workspace(op, needed, args.workspace, args.workspace_bytes); !s.ok()) return s;
+  if (Status s = check_workspace(op, call.workspace_bytes, args.workspace, args.workspace_bytes); !s.ok()) return s;
   return call.launcher->run(args, call.plan, stream);
 }
 

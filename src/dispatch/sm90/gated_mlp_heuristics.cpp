@@ -36,8 +36,6 @@ constexpr Configuration kCooperative1x2 = {Schedule::kCooperative, {128, 256, 64
 
 constexpr double kLargeWeightBytes = 2e9;
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 // Rows a tiling of `tile` tokens computes, with `pair` tiles per cluster along the tokens.
 std::int64_t padded_rows(std::int64_t M, std::int64_t tile, std::int64_t pair) {
   return ceil_div(ceil_div(M, tile), pair) * pair * tile;

@@ -34,8 +34,6 @@ constexpr Configuration kStreamK = {Schedule::kCooperative, {128, 128, 64}, {1, 
 constexpr Configuration kMidTokens = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
 constexpr Configuration kManyTokens = {Schedule::kCooperative, {128, 256, 64}, {2, 1}, false};
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 Configuration configuration_for(const GemmArgs& args, int sm_count) {
   if (args.epilogue.has_column_reductions()) return kColumnReductions;
   if (args.M <= 192) {

@@ -2,6 +2,7 @@
 // of the call's op qualify). kNotSupported when none serves the call (a build filtered to others).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "dispatch/device_caps.hpp"
@@ -24,6 +25,9 @@ struct Configuration {
   bool swap_ab;
   Decomposition decomposition = Decomposition::kDataParallel;
 };
+
+// ceil(a / b) for positive b: tiles over a extent.
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // An sm90 key with configuration `c`.
 bool has_configuration(const KernelKey& key, const Configuration& c);
