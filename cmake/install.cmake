@@ -2,7 +2,7 @@
 # version file) into the prefix. A C++ project then does find_package(epifuse) and links
 # epifuse::epifuse; tests/install builds such a project against an installed copy.
 # The CUTLASS-level header (epifuse/sm90/gemm_custom.cuh) also needs CUTLASS 4.2 on the
-# consumer's include path; the rest of the API needs only the CUDA runtime.
+# consumer's include path; the rest of the API needs only the CUDA runtime and cuBLASLt.
 include(CMakePackageConfigHelpers)
 
 set(EPIFUSE_CMAKE_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/epifuse")

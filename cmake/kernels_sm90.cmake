@@ -43,5 +43,9 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 SWAP_AB)
 # 96-token tiles where they pad less than 128-token ones (129-192 tokens: 192 rows, not 256).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 96 64 CLUSTER 1 2 SWAP_AB)
+# For 193-224 tokens: one 208-token tile or a 112-token pair (208 and 224 rows, not 256). CUTLASS's
+# epilogue takes token tiles of multiples of 16 only: no 104-token pair.
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 SWAP_AB)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 112 64 CLUSTER 1 2 SWAP_AB)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB)

@@ -138,6 +138,26 @@ GatedProblem::GatedProblem(const GatedCase& c, std::uint64_t seed) : case_(c), s
     if (!key) throw std::runtime_error("no compiled kernel named " + c.kernel);
     args_.kernel = KernelChoice{*key};
   }
+  std::size_t workspace_bytes = 0;
+  if (Status s = gated_mlp_workspace_size(args_, nullptr, &workspace_bytes); !s.ok()) {
+    throw std::runtime_error("gated_mlp_workspace_size: " + s.to_string());
+  }
+  if (workspace_bytes > 0) {
+    workspace_ = DeviceBuffer(workspace_bytes);
+    args_.workspace = workspace_.data();
+    args_.workspace_bytes = workspace_bytes;
+  }
+}
+
+void GatedProblem::poison_output() {
+  out_.poison(poison_byte());
+  if (workspace_.data()) workspace_.poison();
+}
+
+void GatedProblem::drop_workspace() {
+  workspace_ = DeviceBuffer();
+  args_.workspace = nullptr;
+  args_.workspace_bytes = 0;
 }
 
 std::uint64_t GatedProblem::inputs_fingerprint() const {
@@ -257,6 +277,10 @@ GatedReport run_and_check_gated(GatedProblem& p, cudaStream_t stream) {
   if (!p.out().guard_intact()) {
     report.passed = false;
     report.text += "  FAIL: bytes past the end of out were written\n";
+  }
+  if (p.workspace().data() && !p.workspace().guard_intact()) {
+    report.passed = false;
+    report.text += "  FAIL: bytes past the end of the workspace were written\n";
   }
   if (p.inputs_fingerprint() != inputs) {
     report.passed = false;

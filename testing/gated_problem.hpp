@@ -35,8 +35,12 @@ class GatedProblem {
 
   const GatedCase& spec() const { return case_; }
   std::uint64_t seed() const { return seed_; }
+  // Arguments for epifuse::gated_mlp over these operands, with a workspace of the size its query asks.
   const GatedMlpArgs& args() const { return args_; }
-  void poison_output() { out_.poison(poison_byte()); }
+  // Poisons out and the workspace.
+  void poison_output();
+  // Calls without a workspace from now on (x read in place).
+  void drop_workspace();
   std::uint8_t poison_byte() const { return case_.special_values ? kFinitePoisonByte : kPoisonByte; }
   // A fingerprint of every input (x, the packed weight and bias): unchanged by a call.
   std::uint64_t inputs_fingerprint() const;
@@ -45,6 +49,7 @@ class GatedProblem {
   const DeviceBuffer& gate() const { return gate_; }  // [N, K] unpacked
   const DeviceBuffer& up() const { return up_; }
   const DeviceBuffer& out() const { return out_; }
+  const DeviceBuffer& workspace() const { return workspace_; }
   const std::vector<float>& gate_bias() const { return host_gate_bias_; }  // empty without bias
   const std::vector<float>& up_bias() const { return host_up_bias_; }
 
@@ -52,7 +57,7 @@ class GatedProblem {
   GatedCase case_;
   std::uint64_t seed_;
   GatedMlpArgs args_;
-  DeviceBuffer x_, gate_, up_, gate_bias_, up_bias_, packed_, packed_bias_, out_;
+  DeviceBuffer x_, gate_, up_, gate_bias_, up_bias_, packed_, packed_bias_, out_, workspace_;
   std::vector<float> host_gate_bias_, host_up_bias_;
 };
 

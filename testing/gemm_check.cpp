@@ -285,12 +285,13 @@ CheckReport run_and_check(GemmProblem& p, const ReferenceAccumulators* reference
   report.passed = true;
   report.text = "case " + c.name() + ", seed " + std::to_string(p.seed()) + "\n";
   std::optional<KernelChoice> choice;
-  if (Status s = selected_kernel(p.args(), stream, &choice); !s.ok()) {
+  bool delegated = false;
+  if (Status s = selected_kernel(p.args(), stream, &choice, &delegated); !s.ok()) {
     report.passed = false;
     report.text += "  FAIL: selected_kernel: " + s.to_string() + "\n";
     return report;
   }
-  report.kernel = choice ? to_string(*choice) : "none";
+  report.kernel = delegated ? std::string(kDelegatedKernelName) : choice ? to_string(*choice) : "none";
   report.text += "  kernel " + report.kernel + "\n";
 
   const std::uint64_t inputs = p.inputs_fingerprint();

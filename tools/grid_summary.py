@@ -57,6 +57,17 @@ def summarize(path):
         print(f"| {suite} | {op} | {epilogue} | {RATIOS[(op, epilogue)][1]} | {cls} | {impl} | {len(pts)} | "
               f"{min(ratios):.3f} | {worst['M']}×{worst['N']}×{worst['K']} | {geomean(ratios):.3f} | "
               f"{sum(v < 1.0 for v in ratios)} | {sum(v < 0.97 for v in ratios)} |")
+    calls = defaultdict(set)  # (suite, op, epilogue) -> shapes; a delegated call also has an "epifuse" row
+    delegated = defaultdict(set)
+    for r in rows:
+        if r["impl"] in OURS and (r["op"], r["epilogue"]) in RATIOS:
+            key = (r.get("suite", "shapes"), r["op"], r["epilogue"])
+            calls[key].add((r["M"], r["N"], r["K"]))
+            if r["impl"] == "epifuse-delegated":
+                delegated[key].add((r["M"], r["N"], r["K"]))
+    for key in sorted(delegated):
+        print(f"\nDelegated to cuBLASLt ({' '.join(key)}): {len(delegated[key])} of {len(calls[key])} calls "
+              f"({100.0 * len(delegated[key]) / len(calls[key]):.0f} %); their \"epifuse\" rows are epifuse's own kernel, forced.")
     decode = [r for r in rows if r["impl"] in OURS and r["M"] <= 16 and weight_bytes(r) >= DECODE_WEIGHT_BYTES
               and "pct_of_read_bw" in r and r["epilogue"] in ("none", "swiglu")]
     if decode:
@@ -86,6 +97,8 @@ def plot(path, out_dir):
         key = (r["op"], r["epilogue"])
         if r["impl"] in OURS and key in RATIOS and RATIOS[key][0] in r and r.get("suite") == "grid":
             label = f"{r.get('model', '?')} {r.get('gemm', '')} {r['epilogue']}".strip()
+            if r["impl"] != "epifuse":
+                label += f" ({r['impl']})"
             series[label].append((r["M"], r[RATIOS[key][0]]))
     if not series:
         return

@@ -231,15 +231,33 @@ class ShapeRun {
     auto problem = std::make_unique<GemmProblem>(gemm_case(e.spec), seed_);
     const std::string check = options_.check ? check_word(testing::run_and_check(*problem, &reference_)) : "skipped";
     std::optional<KernelChoice> choice;
-    throw_if_failed(selected_kernel(problem->args(), nullptr, &choice));
+    bool delegated = false;
+    throw_if_failed(selected_kernel(problem->args(), nullptr, &choice, &delegated));
     auto sets = std::make_unique<OperandSets>(*problem, device_.l2_bytes);
     const OperandSets* s = sets.get();
-    contenders_.push_back({make_row("epifuse", e.name, e.spec, check, to_string(*choice)),
+    contenders_.push_back({make_row(delegated ? "epifuse-delegated" : "epifuse", e.name, e.spec, check,
+                                    delegated ? kDelegatedKernelName : to_string(*choice)),
                            [s](int i, cudaStream_t stream) { throw_if_failed(gemm(s->args(i), stream)); }});
+    if (delegated) add_own_kernel(e, *choice, s);
     add_full_tree_twin(e, *problem, s, choice->key);
     problems_.push_back(std::move(problem));
     operand_sets_.push_back(std::move(sets));
     sweep_epilogues_.push_back(e);
+  }
+
+  // Where the call is delegated to cuBLASLt: epifuse's own kernel for it, forced, checked on its own.
+  void add_own_kernel(const NamedEpilogue& e, const KernelChoice& choice, const OperandSets* sets) {
+    GemmCase c = gemm_case(e.spec);
+    c.kernel = name(choice.key);
+    auto forced = std::make_unique<GemmProblem>(c, seed_);
+    const std::string check = options_.check ? check_word(testing::run_and_check(*forced, &reference_)) : "skipped";
+    contenders_.push_back({make_row("epifuse", e.name, e.spec, check, to_string(choice)),
+                           [sets, choice](int i, cudaStream_t stream) {
+                             GemmArgs a = sets->args(i);
+                             a.kernel = choice;
+                             throw_if_failed(gemm(a, stream));
+                           }});
+    problems_.push_back(std::move(forced));
   }
 
   // What run-time composition costs: where dispatch picked a narrow epilogue (cast only, bias +
@@ -278,10 +296,10 @@ class ShapeRun {
       if (r.op == "gemm") r.extra["pct_of_read_bw"] = pct_of_read_bw(ceilings_, 2.0 * r.N * r.K, t);
       if (r.impl == "epifuse-full-tree") {
         r.extra["cost_vs_narrow_tree_pct"] = 100.0 * (t / us["epifuse/" + r.epilogue] - 1.0);
-      } else if (r.impl == "epifuse" && r.epilogue == "none") {
+      } else if ((r.impl == "epifuse" || r.impl == "epifuse-delegated") && r.epilogue == "none") {
         r.extra["vs_cublaslt"] = us["cublaslt/none"] / t;
-      } else if (r.impl == "epifuse") {
-        r.extra["overhead_vs_plain_pct"] = 100.0 * (t / us["epifuse/none"] - 1.0);
+      } else if (r.impl == "epifuse" || r.impl == "epifuse-delegated") {
+        if (us.count(r.impl + "/none")) r.extra["overhead_vs_plain_pct"] = 100.0 * (t / us[r.impl + "/none"] - 1.0);
         if (r.epilogue == "bias_gelu") {
           r.extra["vs_cublaslt_bias_gelu"] = us["cublaslt/bias_gelu"] / t;
           r.extra["vs_cublaslt+act"] = us["cublaslt+act/bias_gelu"] / t;

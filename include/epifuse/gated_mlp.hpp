@@ -16,7 +16,10 @@
 //   16 bytes and < 2^40 bytes; x, W, out 16-byte aligned, bias 4-byte aligned; limit > 0;
 //   scale finite; out must not overlap x, W, the bias or the workspace; the stream belongs to
 //   the current device.
-// Workspace: gated_mlp_workspace_size() (0 for every kernel compiled today).
+// Workspace: gated_mlp_workspace_size() bytes. When M is not a whole number of the chosen
+// kernel's token tiles, the kernel reads a zero-padded copy of x from the workspace ((M rounded
+// up) · K elements), because TMA loads that run past x's last row are several times slower. A call
+// given less workspace reads x in place: the same result, slower at such M.
 #pragma once
 
 #include <cstddef>

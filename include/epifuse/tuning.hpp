@@ -25,7 +25,18 @@ std::optional<KernelKey> find_kernel(std::string_view kernel_name);
 // What gemm(args, stream) / gated_mlp(args, stream) would run: validates args and reads the
 // stream's device the same way, launches nothing. `choice` is left empty when the call would
 // launch no kernel (an empty problem).
-Status selected_kernel(const GemmArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice);
+//
+// gemm() delegates a call to cuBLASLt when no kernel is forced, cuBLASLt computes its epilogue
+// exactly as epifuse defines it (alpha, a column bias, identity, ReLU or GELU-tanh, a residual
+// added before the activation; no scales, row bias or reductions) and cuBLASLt has an algorithm
+// for it: epifuse's own GEMM kernels trail cuBLASLt there (docs/heuristics.md). `*delegated`
+// (when given) says whether it would; `choice` is then the epifuse kernel that runs the call
+// when forced (args.kernel = *choice), which is how to opt out.
+Status selected_kernel(const GemmArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice,
+                       bool* delegated = nullptr);
+
+// How reports name what a delegated call runs.
+constexpr const char* kDelegatedKernelName = "cublaslt (delegated)";
 Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice);
 
 }  // namespace epifuse

@@ -11,6 +11,7 @@
 
 #include "dispatch/device_caps.hpp"
 #include "dispatch/registry.hpp"
+#include "delegate/cublaslt_gemm.hpp"
 #include "dispatch/select.hpp"
 #include "epifuse/detail/launch_plan.hpp"
 #include "kernels/kernel_entry.hpp"
@@ -26,6 +27,12 @@ struct Call {
   LaunchPlan plan;
   std::size_t workspace_bytes = 0;  // what the chosen kernel needs for these args
 };
+
+// For validated GEMM args that launch: the cuBLASLt plan gemm() runs instead of an epifuse kernel
+// (plan->found false: it runs the kernel), with at most `max_workspace_bytes` of workspace.
+// Checks the stream's device as every launch does (api/gemm.cpp).
+Status gemm_delegation(const GemmArgs& args, cudaStream_t stream, std::size_t max_workspace_bytes,
+                       DelegatedPlan* plan);
 
 // Every operand pointer of a call, for the opt-in pointer check.
 std::vector<NamedPointer> operand_pointers(const GemmArgs& args);
@@ -47,15 +54,24 @@ Status resolve(const char* op, const Args& args, const std::vector<KernelKey>& c
   if (call->launcher == nullptr) {
     return Status::internal(std::string(op) + ": dispatch chose '" + name(call->choice.key) + "', which has no launcher");
   }
-  call->plan = launch_plan(*call->caps, call->choice);
+  call->plan = launch_plan(args, *call->caps, call->choice);
   call->workspace_bytes = call->launcher->workspace_bytes(args, call->plan);
   return Status::success();
 }
 
-// Whom a call is prepared for: the workspace query reports what dispatch's first choice needs; a
-// launch (or selected_kernel) given less workspace than a stream-K choice needs runs whole tiles
-// instead, so that a call without reductions works without a workspace.
+// Whom a call is prepared for: the workspace query reports what dispatch's first choice needs
+// (a padded copy of x, stream-K partials). A launch (or selected_kernel) given less reads x in
+// place, and then runs whole tiles instead of a stream-K choice, so that a call without
+// reductions works without a workspace.
 enum class Purpose { kWorkspaceQuery, kLaunch };
+
+// A call whose workspace cannot hold the padded x reads x in place.
+template <class Args>
+void read_x_in_place_if_short(const Args& args, Call<Args>* call) {
+  if (call->plan.padded_tokens == 0 || call->workspace_bytes <= args.workspace_bytes) return;
+  call->plan.padded_tokens = 0;
+  call->workspace_bytes = call->launcher->workspace_bytes(args, call->plan);
+}
 
 // For validated args of a call that launches a kernel.
 template <class Args>
@@ -63,9 +79,12 @@ Status prepare_call(const char* op, const Args& args, cudaStream_t stream, Call<
                     Purpose purpose = Purpose::kLaunch) {
   if (Status s = check_device(op, args, stream, &call->caps); !s.ok()) return s;
   if (Status s = resolve(op, args, compiled_keys(), call); !s.ok()) return s;
-  if (purpose == Purpose::kLaunch && !args.kernel && call->choice.key.decomposition != Decomposition::kDataParallel &&
+  if (purpose == Purpose::kWorkspaceQuery) return Status::success();
+  read_x_in_place_if_short(args, call);
+  if (!args.kernel && call->choice.key.decomposition != Decomposition::kDataParallel &&
       call->workspace_bytes > args.workspace_bytes) {
-    return resolve(op, args, compiled_whole_tile_keys(), call);
+    if (Status s = resolve(op, args, compiled_whole_tile_keys(), call); !s.ok()) return s;
+    read_x_in_place_if_short(args, call);
   }
   return Status::success();
 }

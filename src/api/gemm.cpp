@@ -56,12 +56,30 @@ Status check_gemm_pointers(const GemmArgs& args, int device) {
   return pointer_check_enabled() ? check_device_pointers(kOp, operand_pointers(args), device) : Status::success();
 }
 
+Status gemm_delegation(const GemmArgs& args, cudaStream_t stream, std::size_t max_workspace_bytes,
+                       DelegatedPlan* plan) {
+  *plan = {};
+  if (!cublaslt_expresses(args)) return Status::success();
+  const DeviceCaps* caps = nullptr;
+  if (Status s = check_device(kOp, args, stream, &caps); !s.ok()) return s;
+  if (!kernel_arch(*caps)) return Status::success();  // dispatch reports the unsupported device
+  *plan = plan_delegated_gemm(args, caps->device, max_workspace_bytes);
+  return Status::success();
+}
+
 }  // namespace detail
 
 Status gemm_workspace_size(const GemmArgs& args, cudaStream_t stream, std::size_t* bytes) {
   if (bytes == nullptr) return Status::invalid_argument("gemm_workspace_size: bytes is null");
   *bytes = 0;
   if (Status s = validate_gemm_args(args); !s.ok() || launches_nothing(args)) return s;
+  detail::DelegatedPlan delegated;
+  if (Status s = detail::gemm_delegation(args, stream, detail::kDelegatedWorkspaceCap, &delegated); !s.ok()) return s;
+  if (delegated.found) {
+    // Room to align the workspace to 256 bytes, as cuBLASLt wants it.
+    *bytes = delegated.workspace_bytes > 0 ? delegated.workspace_bytes + 256 : 0;
+    return Status::success();
+  }
   return detail::call_workspace_bytes(kOp, args, stream, bytes);
 }
 
@@ -73,6 +91,11 @@ Status gemm(const GemmArgs& args, cudaStream_t stream) {
     if (Status s = detail::check_device(kOp, args, stream, &caps); !s.ok()) return s;
     return write_empty_reductions(args, stream);
   }
+  detail::DelegatedPlan delegated;
+  if (Status s = detail::gemm_delegation(args, stream, detail::usable_delegated_workspace(args), &delegated); !s.ok()) {
+    return s;
+  }
+  if (delegated.found) return detail::run_delegated_gemm(args, delegated, stream);
   return detail::launch_call(kOp, args, stream);
 }
 

@@ -34,11 +34,21 @@ std::optional<KernelKey> find_kernel(std::string_view kernel_name) {
   return std::nullopt;
 }
 
-Status selected_kernel(const GemmArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice) {
+Status selected_kernel(const GemmArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice,
+                       bool* delegated) {
   if (choice == nullptr) return Status::invalid_argument("selected_kernel: choice is null");
   choice->reset();
+  if (delegated != nullptr) *delegated = false;
   if (Status s = validate_gemm_args(args); !s.ok()) return s;
-  return selected("gemm", args, args.M == 0 || args.N == 0, stream, choice);
+  const bool launches_nothing = args.M == 0 || args.N == 0;
+  if (delegated != nullptr && !launches_nothing) {
+    detail::DelegatedPlan plan;
+    if (Status s = detail::gemm_delegation(args, stream, detail::usable_delegated_workspace(args), &plan); !s.ok()) {
+      return s;
+    }
+    *delegated = plan.found;
+  }
+  return selected("gemm", args, launches_nothing, stream, choice);
 }
 
 Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice) {

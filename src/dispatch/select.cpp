@@ -108,4 +108,17 @@ LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice) {
   return {caps.device, caps.sm_count, choice.raster, choice.swizzle, choice.splits};
 }
 
+LaunchPlan launch_plan(const GemmArgs&, const DeviceCaps& caps, const KernelChoice& choice) {
+  return launch_plan(caps, choice);
+}
+
+LaunchPlan launch_plan(const GatedMlpArgs& args, const DeviceCaps& caps, const KernelChoice& choice) {
+  LaunchPlan plan = launch_plan(caps, choice);
+  const KernelKey& k = choice.key;
+  const std::int64_t tokens_per_step = k.swap_ab ? std::int64_t{k.tile.n} * k.cluster.n : std::int64_t{k.tile.m} * k.cluster.m;
+  const std::int64_t padded = (args.M + tokens_per_step - 1) / tokens_per_step * tokens_per_step;
+  if (padded != args.M) plan.padded_tokens = padded;
+  return plan;
+}
+
 }  // namespace epifuse::detail

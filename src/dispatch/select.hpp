@@ -26,6 +26,11 @@ Status select(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
 Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice);
 
+// The launch knobs of `choice` on the device.
 LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice);
+// For a call: the GEMM's is the choice's; the gated MLP's also pads x's rows to a whole number of
+// token tiles (and clusters along the tokens) when M is not one.
+LaunchPlan launch_plan(const GemmArgs& args, const DeviceCaps& caps, const KernelChoice& choice);
+LaunchPlan launch_plan(const GatedMlpArgs& args, const DeviceCaps& caps, const KernelChoice& choice);
 
 }  // namespace epifuse::detail

@@ -70,6 +70,9 @@ struct Sm90GatedStore {
     ElementOut* ptr_out = nullptr;
     StrideOut d_out = {};
     GatedMath math;
+    // The output's token extent when the GEMM runs over more (x padded with zero rows); 0: the
+    // GEMM's. Stores past it are clipped by the TMA descriptor.
+    int tokens = 0;
   };
 
   struct Params {
@@ -94,7 +97,10 @@ struct Sm90GatedStore {
 
   template <class ProblemShape>
   static Params to_underlying_arguments(const ProblemShape& problem_shape, const Arguments& args, void*) {
-    auto out = cute::make_tensor(args.ptr_out, cute::make_layout(output_shape(problem_shape), args.d_out));
+    constexpr int kTokenMode = 1 - kPairMode;
+    auto shape = output_shape(problem_shape);
+    if (args.tokens > 0) cute::get<kTokenMode>(shape) = cute::min(cute::get<kTokenMode>(shape), args.tokens);
+    auto out = cute::make_tensor(args.ptr_out, cute::make_layout(shape, args.d_out));
     return {cute::make_tma_copy(cute::SM90_TMA_STORE{}, out, SmemLayoutStage{}), args.math};
   }
   template <class ProblemShape>

@@ -1,6 +1,6 @@
 // The fused gated MLP against the fp64 reference: a shape grid, every activation with and without
 // bias in bf16 and fp16, clamping, scale, strides, each compiled kernel forced, ±inf and NaN in the
-// biases, bitwise determinism, M = 0, rejected calls, 64-bit indexing past 2^31 outputs, and a
+// biases, bitwise determinism, x padded in the workspace or read in place, M = 0, rejected calls, 64-bit indexing past 2^31 outputs, and a
 // Llama-style MLP block (gate/up → act → down) end to end.
 #include <algorithm>
 #include <cmath>
@@ -115,6 +115,24 @@ TEST_F(GatedBehavior, TwoRunsAreBitwiseEqual) {
       runs.push_back(p.out().download());
     }
     EXPECT_EQ(runs[0], runs[1]) << "M = " << M;
+  }
+}
+
+// With a workspace the kernel reads a zero-padded copy of x; without one, x in place (its last
+// token tile's TMA boxes then run past x's last row). Same kernel, same valid rows: bitwise equal.
+TEST_F(GatedBehavior, PaddedAndInPlaceTokenReadsAgree) {
+  for (std::int64_t M : {1, 13, 200, 333}) {
+    GatedCase c{M, 1000, 4096, DType::kBF16, GatedActivation::kSwiGLU, true};
+    GatedProblem p(c, case_seed(c.name()));
+    EXPECT_GE(p.args().workspace_bytes, static_cast<std::size_t>(M) * 4096 * 2) << "M = " << M;
+    std::vector<std::vector<std::uint8_t>> outputs;
+    for (bool padded : {true, false}) {
+      if (!padded) p.drop_workspace();
+      const GatedReport r = run_and_check_gated(p);
+      EXPECT_TRUE(r.passed) << "M = " << M << (padded ? " padded: " : " in place: ") << r.text;
+      outputs.push_back(p.out().download());
+    }
+    EXPECT_EQ(outputs[0], outputs[1]) << "M = " << M;
   }
 }
 

@@ -1,5 +1,5 @@
-// Behaviour around the math: determinism, bad input launching nothing (each rejection matched by
-// its message), empty problems and their reductions, workspace rules, and 64-bit indexing past
+// Behaviour around the math: determinism, what is delegated to cuBLASLt, bad input launching
+// nothing (each rejection matched by its message), empty problems and their reductions, workspace rules, and 64-bit indexing past
 // 2^31 output elements on the large-M and the swapped kernels.
 #include <algorithm>
 #include <cmath>
@@ -52,6 +52,40 @@ TEST_F(GemmBehavior, DeterministicAcrossRunsAndStreams) {
   plain.epilogue.reductions = 0;
   GemmProblem q(plain, case_seed(plain.name()));
   EXPECT_TRUE(run_and_download(q, nullptr) == run_and_download(q, nullptr));
+}
+
+// gemm() hands to cuBLASLt exactly the epilogues cuBLASLt computes as epifuse defines them, and
+// forced kernels never; both paths pass the same check.
+TEST_F(GemmBehavior, DelegatesOnlyWhatCublasLtComputes) {
+  const std::pair<EpilogueSpec, bool> cases[] = {
+      {{}, true},
+      {{.alpha = true, .residual = Residual::kAfterActivation}, true},
+      {{.activation = Activation::kReLU, .residual = Residual::kBeforeActivation}, true},
+      {{.activation = Activation::kReLU, .residual = Residual::kAfterActivation}, false},
+      {{.activation = Activation::kSiLU}, false},
+      {{.col_scale = true}, false},
+      {{.reductions = kAmax}, false},
+  };
+  for (const auto& [spec, delegable] : cases) {
+    const GemmCase c = {333, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, spec};
+    GemmProblem p(c, case_seed(c.name()));
+    std::optional<KernelChoice> choice;
+    bool delegated = !delegable;
+    ASSERT_TRUE(selected_kernel(p.args(), nullptr, &choice, &delegated).ok());
+    EXPECT_EQ(delegated, delegable) << c.name();
+    ASSERT_TRUE(choice.has_value()) << c.name();
+    const CheckReport r = run_and_check(p);
+    EXPECT_TRUE(r.passed) << r.text;
+    EXPECT_EQ(r.kernel == kDelegatedKernelName, delegable) << r.kernel;
+
+    GemmCase forced = c;  // the kernel dispatch would run, forced: never delegated
+    forced.kernel = name(choice->key);
+    GemmProblem q(forced, case_seed(c.name()));
+    ASSERT_TRUE(selected_kernel(q.args(), nullptr, &choice, &delegated).ok());
+    EXPECT_FALSE(delegated) << forced.name();
+    const CheckReport own = run_and_check(q);
+    EXPECT_TRUE(own.passed) << own.text;
+  }
 }
 
 TEST_F(GemmBehavior, BadInputLaunchesNothing) {

@@ -226,5 +226,22 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   EXPECT_NE(selecting(forced).message().find("is a gemm kernel"), std::string::npos);
 }
 
+// x is padded to whole token tiles (times the cluster along the tokens) when M is not one.
+TEST(GatedMlpHeuristics, PadsTokensToWholeTiles) {
+  const std::pair<std::int64_t, std::int64_t> expected[] = {{1, 32},     {32, 0},     {64, 0},    {65, 128},
+                                                            {128, 0},    {200, 256},  {256, 0},   {333, 384},
+                                                            {4095, 4096}, {4096, 0}, {16383, 16384}};
+  for (const auto& [M, padded] : expected) {
+    const GatedMlpArgs a = gated(M);
+    KernelChoice choice;
+    ASSERT_TRUE(select(a, hopper(), kernel_table(), &choice).ok());
+    const KernelKey& k = choice.key;
+    const std::int64_t step = k.swap_ab ? k.tile.n * k.cluster.n : k.tile.m * k.cluster.m;
+    EXPECT_EQ(launch_plan(a, hopper(), choice).padded_tokens, padded) << "M = " << M << ", " << name(k);
+    if (padded != 0) EXPECT_EQ(padded % step, 0) << "M = " << M;
+  }
+  EXPECT_EQ(launch_plan(shape(200, 4096, 4096), hopper(), KernelChoice{}).padded_tokens, 0);
+}
+
 }  // namespace
 }  // namespace epifuse::detail

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include <cuda_runtime_api.h>
 
@@ -18,6 +19,9 @@ struct LaunchPlan {
   RasterOrder raster = RasterOrder::kHeuristic;
   int swizzle = 1;
   int splits = 1;  // stream-K kernels: K-loop shares per tile (KernelChoice::splits)
+  // Gated MLP: the token rows x is padded to in the workspace (zero rows after M) so that no TMA
+  // load of x runs past its last row; 0 reads x in place.
+  std::int64_t padded_tokens = 0;
 };
 
 // The plan for a launch of an `arch` kernel on `stream` with default knobs, after the checks every

@@ -1,10 +1,11 @@
 // The one launch path of every sm90 kernel. In order: CUTLASS's can_implement, the kernel
 // parameters (this encodes the TMA descriptors), a check that every descriptor encoded, the
-// shared-memory attribute (once per kernel and device), the workspace initialisation (the only
-// device writes before the kernel: reduction outputs zeroed), and the launch itself through
-// cudaLaunchKernelEx. Every failure is a Status that says which step failed and CUDA's cause;
-// nothing is written or launched after a failed step. (The descriptor check needs NDEBUG, as every
-// epifuse build has: without it CuTe asserts on a failed encode instead of leaving it zero.)
+// shared-memory attribute (once per kernel and device), the caller's prologue (the call's own
+// workspace writes, e.g. a padded operand), the workspace initialisation (reduction outputs
+// zeroed), and the launch itself through cudaLaunchKernelEx. Every failure is a Status that says
+// which step failed and CUDA's cause; nothing is written or launched after a failed step. (The
+// descriptor check needs NDEBUG, as every epifuse build has: without it CuTe asserts on a failed
+// encode instead of leaving it zero.)
 #pragma once
 
 #include <cute/arch/copy_sm90_desc.hpp>
@@ -73,10 +74,17 @@ Status set_shared_memory_attribute(int device) {
   return Status::success();
 }
 
+// For kernels that enqueue nothing before their own workspace initialisation.
+struct NoPrologue {
+  Status operator()(cudaStream_t) const { return Status::success(); }
+};
+
 // Launches `Kernel` on `stream` (on device `device`, the current one). TreeDescriptors::encoded
-// checks descriptors the epilogue tree encodes itself.
-template <class Kernel, class TreeDescriptors = NoTreeDescriptors>
-Status launch(const typename Kernel::Arguments& arguments, void* workspace, int device, cudaStream_t stream) {
+// checks descriptors the epilogue tree encodes itself; `prologue(stream)` enqueues what the
+// kernel reads that the call prepares (a padded operand), once every check has passed.
+template <class Kernel, class TreeDescriptors = NoTreeDescriptors, class Prologue = NoPrologue>
+Status launch(const typename Kernel::Arguments& arguments, void* workspace, int device, cudaStream_t stream,
+              const Prologue& prologue = {}) {
   if (!Kernel::can_implement(arguments)) {
     return Status::internal("CUTLASS can_implement refused arguments that validation accepted");
   }
@@ -97,6 +105,7 @@ Status launch(const typename Kernel::Arguments& arguments, void* workspace, int 
   }
   if (Status s = set_shared_memory_attribute<Kernel>(device); !s.ok()) return s;
   relaxed.reset();
+  if (Status s = prologue(stream); !s.ok()) return s;
   if (Kernel::initialize_workspace(arguments, workspace, stream, nullptr) != cutlass::Status::kSuccess) {
     // CUTLASS may have consumed the error of its memset; the stream still reports it.
     cudaError_t err = cudaGetLastError();

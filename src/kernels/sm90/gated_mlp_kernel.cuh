@@ -6,6 +6,10 @@
 // it is Wp[2N,K] · xᵀ -> (2N, M): the weight fills wgmma's fixed 64-row side and few tokens its
 // flexible N side; pairs then run along its M and the output, (N, M) in GEMM coordinates, is
 // column-major, i.e. out[M, N] row-major.
+//
+// When the launch plan pads the tokens (M not a multiple of the token tile), the mainloop reads a
+// zero-padded copy of x from the workspace instead of x, so that no TMA box runs past x's last
+// row (such boxes load several times slower); the store still writes M rows.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -16,6 +20,7 @@
 #include "epifuse/gated_mlp.hpp"
 #include "epilogue/sm90_gated_store.cuh"
 #include "epilogue/sm90_runtime_epilogue.cuh"
+#include "kernels/pad_rows.hpp"
 
 namespace epifuse::kernels::sm90 {
 
@@ -40,9 +45,12 @@ struct GatedMlpKernel {
   using StrideOut = cutlass::detail::TagToStrideC_t<LayoutOut>;  // (M, N, L) in GEMM coordinates
   // Subtile rows as CUTLASS requires for the schedule: 128 split over the cooperative pair, 64
   // per pingpong warpgroup. 64 columns unswapped (output subtile rows of 64 bytes, twice what
-  // CUTLASS's default 32 columns give: half as many, larger TMA stores); 32 swapped, where the
-  // output runs along M (64 elements, 128 bytes).
-  static constexpr int kEpilogueN = kSwapAB ? cute::min(32, kKey.tile.n) : 64;
+  // CUTLASS's default 32 columns give: half as many, larger TMA stores); swapped, where the
+  // output runs along M (64 elements, 128 bytes), the widest of 32, 16, 8 that divides the tokens.
+  static constexpr int kEpilogueN = !kSwapAB                ? 64
+                                    : kKey.tile.n % 32 == 0 ? 32
+                                    : kKey.tile.n % 16 == 0 ? 16
+                                                            : 8;
   using EpilogueTile = cute::Shape<cute::Int<kCooperative ? 128 : 64>, cute::Int<kEpilogueN>>;
   static constexpr int kEpilogueTiles = (kKey.tile.m / cute::size<0>(EpilogueTile{})) * (kKey.tile.n / kEpilogueN);
   static constexpr int kStoreStages = cute::min(kEpilogueTiles, 2);  // as CUTLASS's builder sizes StagesD
@@ -76,22 +84,41 @@ struct GatedMlpKernel {
     return math;
   }
 
+  // Bytes at the workspace's start that hold x padded to plan.padded_tokens rows (0: x is read
+  // in place); the kernel's own workspace follows, 256-byte aligned.
+  static std::size_t padded_x_bytes(const GatedMlpArgs& args, const detail::LaunchPlan& plan) {
+    const std::size_t bytes = static_cast<std::size_t>(plan.padded_tokens) * static_cast<std::size_t>(args.w.K) * sizeof(Element);
+    return (bytes + 255) / 256 * 256;
+  }
+
   static typename Kernel::Arguments arguments(const GatedMlpArgs& args, const detail::LaunchPlan& plan) {
+    const bool padded = plan.padded_tokens > 0;
     const typename GateUp::Arguments gate_up = {{}, {args.w.bias, 0.0f, {}}, {}};
-    const typename Tree::Arguments tree = {
-        gate_up, {static_cast<Element*>(args.out), Assembly::template output_stride<StrideOut>(args.ldo), gated_math(args)}};
+    const typename Tree::Arguments tree = {gate_up,
+                                           {static_cast<Element*>(args.out),
+                                            Assembly::template output_stride<StrideOut>(args.ldo), gated_math(args),
+                                            static_cast<int>(args.M)}};
     // The GEMM's N side (or M side swapped) spans the 2N packed rows.
-    return Assembly::arguments(args.M, 2 * args.w.N, args.w.K,
-                               Assembly::mainloop_arguments(args.x, args.ldx, args.w.weight, args.w.ld),
+    return Assembly::arguments(padded ? plan.padded_tokens : args.M, 2 * args.w.N, args.w.K,
+                               Assembly::mainloop_arguments(padded ? args.workspace : args.x,
+                                                            padded ? args.w.K : args.ldx, args.w.weight, args.w.ld),
                                {tree, nullptr, {}, nullptr, {}}, plan);
   }
 
   static Status run(const GatedMlpArgs& args, const detail::LaunchPlan& plan, cudaStream_t stream) {
-    return asm90::launch<Kernel, StoreDescriptor>(arguments(args, plan), args.workspace, plan.device, stream);
+    const std::size_t x_bytes = padded_x_bytes(args, plan);
+    auto pad_x = [&](cudaStream_t s) {
+      if (plan.padded_tokens == 0) return Status::success();
+      const std::int64_t element = sizeof(Element);
+      return detail::pad_rows(args.x, args.ldx * element, args.M, args.w.K * element, plan.padded_tokens,
+                              args.workspace, s);
+    };
+    void* kernel_workspace = x_bytes > 0 ? static_cast<char*>(args.workspace) + x_bytes : args.workspace;
+    return asm90::launch<Kernel, StoreDescriptor>(arguments(args, plan), kernel_workspace, plan.device, stream, pad_x);
   }
 
   static std::size_t workspace_bytes(const GatedMlpArgs& args, const detail::LaunchPlan& plan) {
-    return Kernel::get_workspace_size(arguments(args, plan));
+    return padded_x_bytes(args, plan) + Kernel::get_workspace_size(arguments(args, plan));
   }
 };
 

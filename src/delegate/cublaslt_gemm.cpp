@@ -1,0 +1,237 @@
+// cuBLASLt sees epifuse's row-major D[M,N] = A[M,K]·B[N,K]ᵀ as the column-major Dᵀ (N×M) =
+// op(B) · A with B read as K×N (ld ldb) transposed and A as K×M (ld lda): its "A" is our B.
+#include "delegate/cublaslt_gemm.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace epifuse::detail {
+namespace {
+
+constexpr std::size_t kAlignmentCap = 256;  // cuBLASLt's default assumption for every pointer
+
+cudaDataType_t cuda_type(DType t) {
+  switch (t) {
+    case DType::kBF16: return CUDA_R_16BF;
+    case DType::kFP16: return CUDA_R_16F;
+    case DType::kFP32: return CUDA_R_32F;
+    default: return CUDA_R_32F;
+  }
+}
+
+std::uint32_t alignment_of(const void* p) {
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  if (address == 0) return kAlignmentCap;
+  return static_cast<std::uint32_t>(std::min<std::uintptr_t>(kAlignmentCap, address & (~address + 1)));
+}
+
+cublasLtEpilogue_t lt_epilogue(const Epilogue& e) {
+  const bool bias = e.col_bias != nullptr;
+  switch (e.activation) {
+    case Activation::kReLU: return bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
+    case Activation::kGeluTanh: return bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
+    default: return bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+  }
+}
+
+// Lets the host-only cuBLASLt calls (handle creation, heuristics) run while this thread captures
+// a graph in Global mode.
+class RelaxedCapture {
+ public:
+  RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&previous_); }
+  ~RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&previous_); }
+  RelaxedCapture(const RelaxedCapture&) = delete;
+  RelaxedCapture& operator=(const RelaxedCapture&) = delete;
+
+ private:
+  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
+};
+
+// One handle per device for the process's lifetime (destroying it at exit races CUDA's teardown).
+cublasLtHandle_t handle_for(int device) {
+  static std::mutex mutex;
+  static std::map<int, cublasLtHandle_t> handles;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = handles.find(device); it != handles.end()) return it->second;
+  RelaxedCapture relaxed;
+  cublasLtHandle_t handle = nullptr;
+  if (cublasLtCreate(&handle) != CUBLAS_STATUS_SUCCESS) return nullptr;
+  handles.emplace(device, handle);
+  return handle;
+}
+
+// The matmul descriptor and the four layouts of a call, in stack storage.
+struct LtCall {
+  cublasLtMatmulDescOpaque_t desc;
+  cublasLtMatrixLayoutOpaque_t a, b, c, d;
+};
+
+cublasStatus_t describe(const GemmArgs& args, LtCall* call) {
+  const Epilogue& e = args.epilogue;
+  const cublasOperation_t transpose = CUBLAS_OP_T, none = CUBLAS_OP_N;
+  const cublasLtEpilogue_t epilogue = lt_epilogue(e);
+  const cudaDataType_t in = cuda_type(args.a_dtype), out = cuda_type(args.d_dtype);
+  const auto rows = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  cublasStatus_t s = cublasLtMatmulDescInit(&call->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  if (s == CUBLAS_STATUS_SUCCESS) {
+    s = cublasLtMatmulDescSetAttribute(&call->desc, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof(transpose));
+  }
+  if (s == CUBLAS_STATUS_SUCCESS) {
+    s = cublasLtMatmulDescSetAttribute(&call->desc, CUBLASLT_MATMUL_DESC_TRANSB, &none, sizeof(none));
+  }
+  if (s == CUBLAS_STATUS_SUCCESS) {
+    s = cublasLtMatmulDescSetAttribute(&call->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue));
+  }
+  if (s == CUBLAS_STATUS_SUCCESS && e.col_bias != nullptr) {
+    const std::int32_t bias_type = CUDA_R_32F;  // epifuse's bias is fp32 whatever D is
+    s = cublasLtMatmulDescSetAttribute(&call->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof(bias_type));
+    if (s == CUBLAS_STATUS_SUCCESS) {
+      s = cublasLtMatmulDescSetAttribute(&call->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &e.col_bias, sizeof(e.col_bias));
+    }
+  }
+  const std::int64_t ldc = e.residual != nullptr ? e.ldc : args.ldd;
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutInit(&call->a, in, rows(args.K), rows(args.N), args.ldb);
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutInit(&call->b, in, rows(args.K), rows(args.M), args.lda);
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutInit(&call->c, out, rows(args.N), rows(args.M), ldc);
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutInit(&call->d, out, rows(args.N), rows(args.M), args.ldd);
+  return s;
+}
+
+// Everything cuBLASLt's heuristic depends on.
+using PlanKey = std::array<std::int64_t, 18>;
+
+PlanKey plan_key(const GemmArgs& args, int device, std::size_t max_workspace_bytes) {
+  const Epilogue& e = args.epilogue;
+  return {device,
+          args.M,
+          args.N,
+          args.K,
+          args.lda,
+          args.ldb,
+          args.ldd,
+          e.residual != nullptr ? e.ldc : -1,
+          static_cast<std::int64_t>(args.a_dtype),
+          static_cast<std::int64_t>(args.d_dtype),
+          static_cast<std::int64_t>(lt_epilogue(e)),
+          e.residual == args.D,
+          alignment_of(args.A),
+          alignment_of(args.B),
+          alignment_of(e.residual),
+          alignment_of(args.D),
+          alignment_of(e.col_bias),
+          static_cast<std::int64_t>(max_workspace_bytes)};
+}
+
+DelegatedPlan heuristic(const GemmArgs& args, int device, cublasLtHandle_t handle, std::size_t max_workspace_bytes) {
+  DelegatedPlan plan;
+  LtCall call;
+  if (describe(args, &call) != CUBLAS_STATUS_SUCCESS) return plan;
+  cublasLtMatmulPreferenceOpaque_t preference;
+  if (cublasLtMatmulPreferenceInit(&preference) != CUBLAS_STATUS_SUCCESS) return plan;
+  const std::uint64_t workspace = max_workspace_bytes;
+  // cuBLASLt's "A" is our B (the weight), its "B" our A.
+  const std::pair<cublasLtMatmulPreferenceAttributes_t, std::uint32_t> alignments[] = {
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment_of(args.B)},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment_of(args.A)},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+       alignment_of(args.epilogue.residual != nullptr ? args.epilogue.residual : args.D)},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment_of(args.D)}};
+  if (cublasLtMatmulPreferenceSetAttribute(&preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                           sizeof(workspace)) != CUBLAS_STATUS_SUCCESS) {
+    return plan;
+  }
+  for (const auto& [attribute, bytes] : alignments) {
+    if (cublasLtMatmulPreferenceSetAttribute(&preference, attribute, &bytes, sizeof(bytes)) != CUBLAS_STATUS_SUCCESS) {
+      return plan;
+    }
+  }
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  if (cublasLtMatmulAlgoGetHeuristic(handle, &call.desc, &call.a, &call.b, &call.c, &call.d, &preference, 1, &result,
+                                     &found) != CUBLAS_STATUS_SUCCESS ||
+      found == 0 || result.state != CUBLAS_STATUS_SUCCESS) {
+    return plan;
+  }
+  plan.found = true;
+  plan.device = device;
+  plan.algo = result.algo;
+  plan.workspace_bytes = result.workspaceSize;
+  return plan;
+}
+
+}  // namespace
+
+bool cublaslt_expresses(const GemmArgs& args) {
+  const Epilogue& e = args.epilogue;
+  if (args.kernel || args.a_scale != nullptr || args.b_scale != nullptr) return false;
+  if (args.a_dtype != args.b_dtype || (args.a_dtype != DType::kBF16 && args.a_dtype != DType::kFP16)) return false;
+  if (args.d_dtype != args.a_dtype && args.d_dtype != DType::kFP32) return false;
+  if (e.row_scale || e.col_scale || e.row_bias || e.has_reductions()) return false;
+  if (e.activation != Activation::kIdentity && e.activation != Activation::kReLU &&
+      e.activation != Activation::kGeluTanh) {
+    return false;
+  }
+  if (e.residual != nullptr) {
+    // cuBLASLt adds beta·C before its activation; in place it reads C at D's layout.
+    if (e.activation != Activation::kIdentity && e.residual_order != ResidualOrder::kBeforeActivation) return false;
+    if (e.residual == args.D && e.ldc != args.ldd) return false;
+  }
+  return true;
+}
+
+std::size_t usable_delegated_workspace(const GemmArgs& args) {
+  if (args.workspace == nullptr) return 0;
+  const auto start = reinterpret_cast<std::uintptr_t>(args.workspace);
+  const std::uintptr_t skip = (kAlignmentCap - start % kAlignmentCap) % kAlignmentCap;
+  return args.workspace_bytes > skip ? args.workspace_bytes - skip : 0;
+}
+
+DelegatedPlan plan_delegated_gemm(const GemmArgs& args, int device, std::size_t max_workspace_bytes) {
+  static std::mutex mutex;
+  static std::map<PlanKey, DelegatedPlan> plans;
+  const PlanKey key = plan_key(args, device, max_workspace_bytes);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = plans.find(key); it != plans.end()) return it->second;
+  }
+  const cublasLtHandle_t handle = handle_for(device);
+  if (handle == nullptr) return {};
+  DelegatedPlan plan;
+  {
+    RelaxedCapture relaxed;
+    plan = heuristic(args, device, handle, max_workspace_bytes);
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  plans.emplace(key, plan);
+  return plan;
+}
+
+Status run_delegated_gemm(const GemmArgs& args, const DelegatedPlan& plan, cudaStream_t stream) {
+  const cublasLtHandle_t handle = handle_for(plan.device);
+  LtCall call;
+  if (handle == nullptr || describe(args, &call) != CUBLAS_STATUS_SUCCESS) {
+    return Status::internal("gemm: cuBLASLt refused a call it had planned");
+  }
+  const Epilogue& e = args.epilogue;
+  const float alpha = e.alpha;
+  const float beta = e.residual != nullptr ? e.beta : 0.0f;
+  const void* c = e.residual != nullptr ? e.residual : args.D;
+  void* workspace = nullptr;
+  if (plan.workspace_bytes > 0) {
+    const auto start = reinterpret_cast<std::uintptr_t>(args.workspace);
+    workspace = reinterpret_cast<void*>((start + kAlignmentCap - 1) / kAlignmentCap * kAlignmentCap);
+  }
+  const cublasStatus_t s = cublasLtMatmul(handle, &call.desc, &alpha, args.B, &call.a, args.A, &call.b, &beta, c,
+                                          &call.c, args.D, &call.d, &plan.algo, workspace, plan.workspace_bytes, stream);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    return Status::cuda_error(std::string("gemm: cuBLASLt matmul failed: ") + cublasLtGetStatusName(s) + " (" +
+                              cublasLtGetStatusString(s) + ")");
+  }
+  return Status::success();
+}
+
+}  // namespace epifuse::detail
