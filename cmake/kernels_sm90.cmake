@@ -35,7 +35,8 @@ epifuse_kernel(OP gemm A fp16 D fp32 SCHEDULE cooperative TILE 128 128 64 EPILOG
 # rows (twice the outputs); swapped, M does and the tokens are N. bf16 is what dispatch is tuned
 # for. Swept and dropped: a cooperative 2x1 and a swapped 128x64 (bench/results/tuning/
 # gated-sweep-*.json); a pingpong 2x1, swapped cooperative 128x256 (1x1, 1x2), swapped 128x160
-# and a pingpong 64x256 (bench/results/tuning/issue9/).
+# and a pingpong 64x256, and for 193-224 tokens a swapped cooperative 128x208 and a swapped
+# pingpong 128x112 1x2 (0.24-0.58x cuBLASLt + act·mul; bench/results/tuning/issue9/).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB)
@@ -43,9 +44,5 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 SWAP_AB)
 # 96-token tiles where they pad less than 128-token ones (129-192 tokens: 192 rows, not 256).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 96 64 CLUSTER 1 2 SWAP_AB)
-# For 193-224 tokens: one 208-token tile or a 112-token pair (208 and 224 rows, not 256). CUTLASS's
-# epilogue takes token tiles of multiples of 16 only: no 104-token pair.
-epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 SWAP_AB)
-epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 112 64 CLUSTER 1 2 SWAP_AB)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB)

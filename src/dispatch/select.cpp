@@ -112,12 +112,23 @@ LaunchPlan launch_plan(const GemmArgs&, const DeviceCaps& caps, const KernelChoi
   return launch_plan(caps, choice);
 }
 
+// Padding x costs a copy kernel the GEMM waits for (about 5 µs at 200 tokens on an H200). It pays
+// only where the last token tile is at least a quarter out of bounds and a large share of the
+// work: padded everywhere, 149-153 and 197-201 tokens ran 3-14 % faster (8 of 9 points; one 3 %
+// slower), while 53-57, 101-105, 245-249, 373-377 and 594-598 tokens ran 1-8 % slower
+// (bench/results/grid/README.md).
+constexpr std::int64_t kPaddedTokensMin = 65, kPaddedTokensMax = 256;
+
 LaunchPlan launch_plan(const GatedMlpArgs& args, const DeviceCaps& caps, const KernelChoice& choice) {
   LaunchPlan plan = launch_plan(caps, choice);
   const KernelKey& k = choice.key;
-  const std::int64_t tokens_per_step = k.swap_ab ? std::int64_t{k.tile.n} * k.cluster.n : std::int64_t{k.tile.m} * k.cluster.m;
-  const std::int64_t padded = (args.M + tokens_per_step - 1) / tokens_per_step * tokens_per_step;
-  if (padded != args.M) plan.padded_tokens = padded;
+  const std::int64_t tile = k.swap_ab ? k.tile.n : k.tile.m;
+  const std::int64_t step = tile * (k.swap_ab ? k.cluster.n : k.cluster.m);
+  const std::int64_t padded = (args.M + step - 1) / step * step;
+  const std::int64_t out_of_bounds = padded - args.M;  // rows of the last tile (or cluster) past x's end
+  if (args.M >= kPaddedTokensMin && args.M <= kPaddedTokensMax && 4 * (out_of_bounds % tile) >= tile) {
+    plan.padded_tokens = padded;
+  }
   return plan;
 }
 

@@ -226,11 +226,12 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   EXPECT_NE(selecting(forced).message().find("is a gemm kernel"), std::string::npos);
 }
 
-// x is padded to whole token tiles (times the cluster along the tokens) when M is not one.
-TEST(GatedMlpHeuristics, PadsTokensToWholeTiles) {
-  const std::pair<std::int64_t, std::int64_t> expected[] = {{1, 32},     {32, 0},     {64, 0},    {65, 128},
-                                                            {128, 0},    {200, 256},  {256, 0},   {333, 384},
-                                                            {4095, 4096}, {4096, 0}, {16383, 16384}};
+// x is padded to whole token tiles (times the cluster along the tokens) between 65 and 256 tokens
+// when the last tile is at least a quarter out of bounds.
+TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {
+  const std::pair<std::int64_t, std::int64_t> expected[] = {
+      {1, 0},     {57, 0},    {64, 0},   {65, 128}, {96, 128}, {101, 0},  {128, 0},   {129, 192}, {176, 0},
+      {193, 256}, {200, 256}, {224, 256}, {232, 0},  {245, 0},  {256, 0},  {333, 0},   {4095, 0},  {16383, 0}};
   for (const auto& [M, padded] : expected) {
     const GatedMlpArgs a = gated(M);
     KernelChoice choice;
