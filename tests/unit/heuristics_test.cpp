@@ -210,13 +210,14 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {4096, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
       {4097, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},    {16384, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
   };
-  for (const auto& [M, kernel] : expected) EXPECT_EQ(chosen(gated(M)), kernel) << "M = " << M;
+  for (const auto& [M, kernel] : expected) EXPECT_EQ(chosen(gated(M, 14336, 4096)), kernel) << "M = " << M;
   // Llama-405B: a 3.5 GB packed weight takes the cooperative 128x256 tile beyond M = 2048.
   EXPECT_EQ(chosen(gated(2048, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
   EXPECT_EQ(chosen(gated(2049, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
   EXPECT_EQ(chosen(gated(16384, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
   EXPECT_EQ(chosen(gated(4096, 1000, 520, DType::kFP16)), "sm90_gated_mlp_fp16_fp16_coop_128x256x64_c1x2");
   EXPECT_EQ(chosen(gated(16, 1000, 520, DType::kFP16)), "sm90_gated_mlp_fp16_fp16_swap_coop_128x64x128_c1x1");
+  EXPECT_EQ(chosen(gated(1, 320, 9536, DType::kFP16)), "sm90_gated_mlp_fp16_fp16_swap_coop_128x64x128_c1x1");
 
   GatedMlpArgs forced = gated(333);
   forced.kernel = KernelChoice{key_named("sm90_gated_mlp_fp16_fp16_coop_128x256x64_c1x2")};
@@ -226,6 +227,31 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   EXPECT_NE(selecting(forced).message().find("is a gemm kernel"), std::string::npos);
 }
 
+// Narrow N: 32-token tiles up to 256 tokens where 128-row tiles would be few, and stream-K where
+// whole tiles fill their last wave below 80 % and K >= 8192.
+TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
+  const char* swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
+  const char* swap32_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk";
+  const char* swap128_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk";
+  EXPECT_EQ(chosen(gated(1, 320, 9536)), swap32_stream_k);
+  EXPECT_EQ(chosen(gated(3, 9088, 31744)), swap32_stream_k);        // 142 tiles: a second wave of 10
+  EXPECT_EQ(chosen(gated(1, 14336, 4096)), swap32);                 // K below 8192
+  EXPECT_EQ(chosen(gated(1, 28672, 8192)), swap32);                 // 448 tiles fill 85 %
+  EXPECT_EQ(chosen(gated(110, 256, 4992)), swap32);
+  EXPECT_EQ(chosen(gated(128, 2048, 8192)), swap32);                // 128 tiles fill 97 %
+  EXPECT_EQ(chosen(gated(142, 1792, 52032)), swap32_stream_k);
+  EXPECT_EQ(chosen(gated(734, 320, 54592)), swap128_stream_k);
+  EXPECT_EQ(chosen(gated(1707, 1856, 34112)), swap128_stream_k);    // 406 tiles fill 77 %
+  EXPECT_EQ(chosen(gated(1024, 28672, 8192)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
+  // Without the stream-K kernels among the candidates (a call without workspace): whole tiles.
+  std::vector<KernelKey> whole;
+  for (const KernelKey& k : kernel_table()) {
+    if (k.decomposition == Decomposition::kDataParallel) whole.push_back(k);
+  }
+  EXPECT_EQ(chosen(gated(1, 320, 9536), whole), swap32);
+  EXPECT_EQ(chosen(gated(734, 320, 54592), whole), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
+}
+
 // x is padded to whole token tiles (times the cluster along the tokens) between 65 and 256 tokens
 // when the last tile is at least a quarter out of bounds.
 TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {
@@ -233,7 +259,7 @@ TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {
       {1, 0},     {57, 0},    {64, 0},   {65, 128}, {96, 128}, {101, 0},  {128, 0},   {129, 192}, {176, 0},
       {193, 256}, {200, 256}, {224, 256}, {232, 0},  {245, 0},  {256, 0},  {333, 0},   {4095, 0},  {16383, 0}};
   for (const auto& [M, padded] : expected) {
-    const GatedMlpArgs a = gated(M);
+    const GatedMlpArgs a = gated(M, 14336, 4096);
     KernelChoice choice;
     ASSERT_TRUE(select(a, hopper(), kernel_table(), &choice).ok());
     const KernelKey& k = choice.key;

@@ -1,8 +1,11 @@
-// Kernel choice for the sm90 fused gated MLP, by the number of tokens M and how many padded rows
-// each token tiling computes (docs/heuristics.md has the measurements: sweeps of every bf16 gated
-// kernel over odd and even M on three models, bench/results/tuning/issue9/):
+// Kernel choice for the sm90 fused gated MLP, by the number of tokens M, how many padded rows
+// each token tiling computes, and how well the tiles fill the SMs (docs/heuristics.md has the
+// measurements: sweeps of every bf16 gated kernel over odd and even M on three models and on
+// narrow-N random shapes, bench/results/tuning/issue9/):
 //   M <= 64    -> swapped 128x32: packed weight rows on wgmma's 64-row side, the few tokens on
 //                 its N side
+//   M <= 256 with few weight tiles (fewer 128-row weight tiles times 128-token tiles than half
+//              the SMs) -> the same swapped 128x32, whose 32-token tiles fill more SMs
 //   M <= 128   -> pingpong 128x128, cluster 1x2
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
 //              -> cooperative 128x256, cluster 1x2
@@ -15,6 +18,9 @@
 //                 swapped pingpong 128x96, cluster 1x2 (an even number of 96-token tiles; up to
 //                 640 tokens, as far as it was swept)
 //   otherwise  -> pingpong 128x128, cluster 1x2
+// Stream-K: where whole tiles would fill their last wave of SMs below 80 % and K is at least 8192,
+// the swapped 128x32 (M <= 256) or a swapped cooperative 128x128 (M > 256) stream-K kernel shares
+// the K loop of the tiles among the SMs instead (narrow N: 0.28-0.86x became 0.56-1.03x).
 // A cluster of 2 along M pads an odd t to even, and the padded tile costs a whole one; worse,
 // its CTAs run ahead of the others, which breaks the L2 reuse of weight tiles: at 777x28672x8192
 // the 2x1 kernel read 3.2 GB from DRAM for a 0.94 GB weight (ncu), 1.24x the time of M = 1024.
@@ -28,6 +34,10 @@ namespace epifuse::detail::sm90 {
 namespace {
 
 constexpr Configuration kSwapped32 = {Schedule::kCooperative, {128, 32, 128}, {1, 1}, true};
+constexpr Configuration kSwapped32StreamK = {Schedule::kCooperative, {128, 32, 128}, {1, 1}, true,
+                                             Decomposition::kStreamK};
+constexpr Configuration kSwapped128StreamK = {Schedule::kCooperative, {128, 128, 64}, {1, 1}, true,
+                                              Decomposition::kStreamK};
 constexpr Configuration kSwapped64 = {Schedule::kCooperative, {128, 64, 128}, {1, 1}, true};
 constexpr Configuration kSwappedPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, true};
 constexpr Configuration kSwappedPingpong96 = {Schedule::kPingpong, {128, 96, 64}, {1, 2}, true};
@@ -35,16 +45,37 @@ constexpr Configuration kPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1,
 constexpr Configuration kCooperative1x2 = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
 
 constexpr double kLargeWeightBytes = 2e9;
+constexpr std::int64_t kStreamKMinK = 8192;
+constexpr double kStreamKBelowWaveFill = 0.8;
+
+// The share of the SMs that whole tiles keep busy over their waves.
+double wave_fill(std::int64_t tiles, std::int64_t sm_count) {
+  return static_cast<double>(tiles) / static_cast<double>(ceil_div(tiles, sm_count) * sm_count);
+}
+
+// Whole tiles, or stream-K where they would leave the last wave's SMs idle and K is long.
+Configuration whole_or_stream_k(const GatedMlpArgs& args, std::int64_t tiles, std::int64_t sm_count,
+                                const Configuration& whole, const Configuration& stream_k) {
+  return args.w.K >= kStreamKMinK && wave_fill(tiles, sm_count) < kStreamKBelowWaveFill ? stream_k : whole;
+}
 
 // Rows a tiling of `tile` tokens computes, with `pair` tiles per cluster along the tokens.
 std::int64_t padded_rows(std::int64_t M, std::int64_t tile, std::int64_t pair) {
   return ceil_div(ceil_div(M, tile), pair) * pair * tile;
 }
 
-Configuration configuration_for(const GatedMlpArgs& args) {
+Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count) {
   const double weight_bytes = 2.0 * static_cast<double>(args.w.N) * static_cast<double>(args.w.K) *
                               static_cast<double>(dtype_bytes(args.w.dtype));
-  if (args.M <= 64) return kSwapped32;
+  const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
+  const bool few_weight_tiles = 2 * weight_tiles * ceil_div(args.M, 128) < sm_count;
+  if (args.M <= 64 || (args.M <= 256 && few_weight_tiles)) {
+    return whole_or_stream_k(args, weight_tiles * ceil_div(args.M, 32), sm_count, kSwapped32, kSwapped32StreamK);
+  }
+  if (args.M > 256 && args.w.K >= kStreamKMinK &&
+      wave_fill(weight_tiles * ceil_div(args.M, 128), sm_count) < kStreamKBelowWaveFill) {
+    return kSwapped128StreamK;
+  }
   if (args.M <= 128) return kPingpong1x2;
   if (args.M > 2048 && weight_bytes >= kLargeWeightBytes) return kCooperative1x2;
   if (args.M > 4096) return kPingpong1x2;
@@ -63,10 +94,13 @@ Configuration configuration_for(const GatedMlpArgs& args) {
 
 }  // namespace
 
-Status choose(const GatedMlpArgs& args, const DeviceCaps&, const std::vector<KernelKey>& candidates,
+Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
+  const Configuration chosen = configuration_for(args, caps.sm_count);
+  Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
+  whole_tiles.decomposition = Decomposition::kDataParallel;
   const Configuration fallback = args.M <= 64 ? kSwapped64 : kCooperative1x2;
-  for (const Configuration& c : {configuration_for(args), fallback}) {
+  for (const Configuration& c : {chosen, whole_tiles, fallback}) {
     for (const KernelKey& k : candidates) {
       if (k.op == Op::kGatedMlp && k.a == args.x_dtype && k.b == args.w.dtype && k.d == args.out_dtype && has_configuration(k, c)) {
         *choice = {k};
