@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include "bench/baselines/cublaslt_gemm.hpp"
+#include "bench/host/empty_kernel.hpp"
 #include "epifuse/epifuse.hpp"
 #include "testing/gated_problem.hpp"
 #include "testing/gemm_problem.hpp"
@@ -70,12 +72,44 @@ nlohmann::json measure_host_cost(int calls) {
   testing::GemmProblem bias_gelu_problem(
       {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}}, seed);
   testing::GatedProblem gated_problem({1, 14336, 4096}, seed);
-  rows.push_back(time_calls("gemm", "1x4096x4096", calls,
-                            [&](cudaStream_t s) { return gemm(gemm_problem.args(), s); }, stream));
+  std::optional<KernelChoice> choice;
+  bool delegated = false;
+  if (Status s = selected_kernel(gemm_problem.args(), stream, &choice, &delegated); !s.ok()) {
+    throw std::runtime_error(s.to_string());
+  }
+  nlohmann::json plain = time_calls("gemm", "1x4096x4096", calls,
+                                    [&](cudaStream_t s) { return gemm(gemm_problem.args(), s); }, stream);
+  if (delegated) plain["impl"] = "epifuse-delegated";
+  rows.push_back(plain);
   rows.push_back(time_calls("gemm", "1x4096x4096 bias_gelu", calls,
                             [&](cudaStream_t s) { return gemm(bias_gelu_problem.args(), s); }, stream));
   rows.push_back(time_calls("gated", "1x14336x4096", calls,
                             [&](cudaStream_t s) { return gated_mlp(gated_problem.args(), s); }, stream));
+  // Where a gated call's time goes: validation alone; validation, the stream's device, the choice
+  // and the workspace size (all but encoding the TMA descriptors and launching); one driver
+  // entry-point lookup as CUTLASS makes per descriptor; a launch of an empty kernel.
+  const GatedMlpArgs g = gated_problem.args();
+  const auto stage = [&](const char* what, const std::function<Status(cudaStream_t)>& call) {
+    nlohmann::json row = time_calls("gated", std::string("1x14336x4096 ") + what, calls, call, stream);
+    row["impl"] = std::string("part: ") + what;
+    rows.push_back(row);
+  };
+  stage("validate", [&](cudaStream_t) { return validate_gated_mlp_args(g); });
+  stage("selected_kernel", [&](cudaStream_t s) {
+    std::optional<KernelChoice> c;
+    return selected_kernel(g, s, &c);
+  });
+  stage("driver_entry_point", [&](cudaStream_t) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    return cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) ==
+                   cudaSuccess
+               ? Status::success()
+               : Status::cuda_error("cudaGetDriverEntryPointByVersion");
+  });
+  stage("empty_kernel_launch", [&](cudaStream_t s) {
+    return launch_empty_kernel(s) == cudaSuccess ? Status::success() : Status::cuda_error("empty kernel");
+  });
   // For scale: the host cost of the call a user would make instead.
   const GemmArgs a = gemm_problem.args();
   CublasLtGemm lt(1, 4096, 4096, DType::kBF16, DType::kBF16, LtEpilogue::kNone);
