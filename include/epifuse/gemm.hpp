@@ -21,6 +21,10 @@
 // Workspace: gemm_workspace_size() says how many bytes the fastest kernel for the call needs. A
 // call with column reductions must have them; otherwise they are optional: stream-K kernels (few
 // tiles for the GPU) share tiles through them, and a call given less runs whole tiles instead.
+// Delegation: a call whose epilogue cuBLASLt computes exactly as epifuse defines it (alpha, a
+// column bias where cuBLASLt takes fp32 bias for D's type, identity, ReLU or GELU-tanh, a residual
+// added before the activation) runs cuBLASLt, where epifuse's own GEMM kernels are measured
+// slower; a forced kernel never does. selected_kernel() (tuning.hpp) says which runs.
 #pragma once
 
 #include <cstddef>

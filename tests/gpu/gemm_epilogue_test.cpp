@@ -98,6 +98,14 @@ std::vector<GemmCase> special_values() {
       out.push_back(c);
     }
   }
+  // With fp32 output cuBLASLt takes the fp32 bias: these run delegated.
+  for (Activation act : {Activation::kIdentity, Activation::kReLU, Activation::kGeluTanh}) {
+    for (Residual r : {Residual::kNone, Residual::kBeforeActivation}) {
+      GemmCase c = ragged({.col_bias = true, .activation = act, .residual = r}, 333, DType::kFP32);
+      c.special_values = true;
+      out.push_back(c);
+    }
+  }
   return out;
 }
 INSTANTIATE_TEST_SUITE_P(SpecialValues, EpilogueTest, ::testing::ValuesIn(special_values()), param_name<GemmCase>);
