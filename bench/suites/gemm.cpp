@@ -251,10 +251,18 @@ class ShapeRun {
     c.kernel = name(choice.key);
     auto forced = std::make_unique<GemmProblem>(c, seed_);
     const std::string check = options_.check ? check_word(testing::run_and_check(*forced, &reference_)) : "skipped";
+    // The operand sets hold the workspace cuBLASLt asked for; the kernel may need more.
+    GemmArgs a0 = sets->args(0);
+    a0.kernel = choice;
+    std::size_t needed = 0;
+    throw_if_failed(gemm_workspace_size(a0, nullptr, &needed));
+    fit_workspace(&a0, needed, &sweep_workspaces_);
     contenders_.push_back({make_row("epifuse", e.name, e.spec, check, to_string(choice)),
-                           [sets, choice](int i, cudaStream_t stream) {
+                           [sets, choice, workspace = a0.workspace, bytes = a0.workspace_bytes](int i, cudaStream_t stream) {
                              GemmArgs a = sets->args(i);
                              a.kernel = choice;
+                             a.workspace = workspace;
+                             a.workspace_bytes = bytes;
                              throw_if_failed(gemm(a, stream));
                            }});
     problems_.push_back(std::move(forced));

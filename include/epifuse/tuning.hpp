@@ -34,9 +34,9 @@ std::optional<KernelKey> find_kernel(std::string_view kernel_name);
 // when forced (args.kernel = *choice), which is how to opt out.
 Status selected_kernel(const GemmArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice,
                        bool* delegated = nullptr);
+Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice);
 
 // How reports name what a delegated call runs.
 constexpr const char* kDelegatedKernelName = "cublaslt (delegated)";
-Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice);
 
 }  // namespace epifuse

@@ -9,9 +9,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include "delegate/cublaslt_gemm.hpp"
 #include "dispatch/device_caps.hpp"
 #include "dispatch/registry.hpp"
-#include "delegate/cublaslt_gemm.hpp"
 #include "dispatch/select.hpp"
 #include "epifuse/detail/launch_plan.hpp"
 #include "kernels/kernel_entry.hpp"

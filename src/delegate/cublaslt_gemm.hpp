@@ -31,7 +31,8 @@ struct DelegatedPlan {
 };
 
 // cuBLASLt's first heuristic choice for args on `device` with at most `max_workspace_bytes` of
-// workspace, cached per shape, strides, types, epilogue, pointer alignment and workspace cap.
+// workspace, cached per shape, strides, types, epilogue, pointer alignment and workspace cap (for
+// the process's lifetime: the first call of each shape pays the heuristic query).
 // found stays false where cuBLASLt has no algorithm (the call then runs epifuse's kernel).
 DelegatedPlan plan_delegated_gemm(const GemmArgs& args, int device, std::size_t max_workspace_bytes);
 
