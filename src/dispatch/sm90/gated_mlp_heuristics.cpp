@@ -20,7 +20,7 @@
 //   otherwise  -> pingpong 128x128, cluster 1x2
 // Stream-K: where whole tiles would fill their last wave of SMs below 80 % and K is at least 8192,
 // the swapped 128x32 (M <= 256) or a swapped cooperative 128x128 (M > 256) stream-K kernel shares
-// the K loop of the tiles among the SMs instead (narrow N: 0.28-0.86x became 0.56-1.03x).
+// the K loop of the tiles among the SMs instead (narrow N: 0.28-0.93x became 0.50-1.03x).
 // A cluster of 2 along M pads an odd t to even, and the padded tile costs a whole one; worse,
 // its CTAs run ahead of the others, which breaks the L2 reuse of weight tiles: at 777x28672x8192
 // the 2x1 kernel read 3.2 GB from DRAM for a 0.94 GB weight (ncu), 1.24x the time of M = 1024.
