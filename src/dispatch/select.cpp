@@ -112,11 +112,11 @@ LaunchPlan launch_plan(const GemmArgs&, const DeviceCaps& caps, const KernelChoi
   return launch_plan(caps, choice);
 }
 
-// Padding x costs a copy kernel the GEMM waits for (about 5 µs at 200 tokens on an H200). It pays
-// only where the last token tile is at least a quarter out of bounds and a large share of the
-// work: padded everywhere, 149-153 and 197-201 tokens ran 3-14 % faster (8 of 9 points; one 3 %
-// slower), while 53-57, 101-105, 245-249, 373-377 and 594-598 tokens ran 1-8 % slower
-// (bench/results/grid/README.md).
+// Padding x costs a copy kernel the GEMM waits for (7-8 µs more at 245-249 tokens on Llama-3 8B,
+// H200). It pays only where the last token tile is at least a quarter out of bounds and a large
+// share of the work: padded everywhere, 149-153 and 197-201 tokens ran faster at 17 of 18 points
+// (by 1-14 %), while 53-57, 101-105, 245-249, 373-377 and 594-598 tokens ran slower at 41 of 45
+// (by up to 9 %; bench/results/grid/README.md).
 constexpr std::int64_t kPaddedTokensMin = 65, kPaddedTokensMax = 256;
 
 LaunchPlan launch_plan(const GatedMlpArgs& args, const DeviceCaps& caps, const KernelChoice& choice) {

@@ -1,5 +1,5 @@
 // A zero-padded copy of a row-major operand, for kernels whose TMA loads must not run past its
-// last row: on an H200 a [128, 64] bf16 box with rows out of bounds loads 1.1-4.7x slower than
+// last row: on an H200 a [128, 64] bf16 box with rows out of bounds loads 1.2-5.0x slower than
 // one inside (bench/probes/tma_oob_probe.cu; bench/results/tuning/issue9/tma-oob-probe.log).
 #pragma once
 
