@@ -1,8 +1,8 @@
 // The GEMM delegated to cuBLASLt. epifuse's own GEMM kernels trail cuBLASLt at nearly every shape
 // measured (bench/results/grid/: 0.39-0.98x over Llama-3 8B/70B projections at 1-4200 tokens), so
 // a call whose epilogue cuBLASLt computes exactly as epifuse defines it runs cuBLASLt instead;
-// epifuse's kernels serve what cuBLASLt cannot fuse (scales, row bias, other activations, a bias with a 16-bit D,
-// a residual after the activation, reductions) and forced kernels.
+// epifuse's kernels serve what cuBLASLt cannot fuse (scales, row bias, other activations, a bias
+// with a 16-bit D, a residual after the activation, reductions) and forced kernels.
 #pragma once
 
 #include <cstddef>
