@@ -9,6 +9,8 @@
 #include <mutex>
 #include <string>
 
+#include "epifuse/detail/relaxed_capture.hpp"
+
 namespace epifuse::detail {
 namespace {
 
@@ -38,26 +40,13 @@ cublasLtEpilogue_t lt_epilogue(const Epilogue& e) {
   }
 }
 
-// Lets the host-only cuBLASLt calls (handle creation, heuristics) run while this thread captures
-// a graph in Global mode.
-class RelaxedCapture {
- public:
-  RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&previous_); }
-  ~RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&previous_); }
-  RelaxedCapture(const RelaxedCapture&) = delete;
-  RelaxedCapture& operator=(const RelaxedCapture&) = delete;
-
- private:
-  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
-};
-
 // One handle per device for the process's lifetime (destroying it at exit races CUDA's teardown).
 cublasLtHandle_t handle_for(int device) {
   static std::mutex mutex;
   static std::map<int, cublasLtHandle_t> handles;
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = handles.find(device); it != handles.end()) return it->second;
-  RelaxedCapture relaxed;
+  RelaxedCaptureMode relaxed;
   cublasLtHandle_t handle = nullptr;
   if (cublasLtCreate(&handle) != CUBLAS_STATUS_SUCCESS) return nullptr;
   handles.emplace(device, handle);
@@ -202,7 +191,7 @@ DelegatedPlan plan_delegated_gemm(const GemmArgs& args, int device, std::size_t 
   if (handle == nullptr) return {};
   DelegatedPlan plan;
   {
-    RelaxedCapture relaxed;
+    RelaxedCaptureMode relaxed;
     plan = heuristic(args, device, handle, max_workspace_bytes);
   }
   std::lock_guard<std::mutex> lock(mutex);

@@ -18,6 +18,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "epifuse/detail/relaxed_capture.hpp"
 #include "epifuse/status.hpp"
 
 namespace epifuse::detail::sm90 {
@@ -37,21 +38,6 @@ struct NoTreeDescriptors {
   static bool encoded(const Params&) {
     return true;
   }
-};
-
-// Lets this thread make the host-only calls of a launch's preparation (TMA descriptor encoding
-// through the driver entry point, the kernel's attribute, which may load its module) while it
-// captures a graph in Global mode, where CUDA refuses calls that might be unsafe during capture.
-// Stream work is captured as before.
-class RelaxedCaptureMode {
- public:
-  RelaxedCaptureMode() { cudaThreadExchangeStreamCaptureMode(&previous_); }
-  ~RelaxedCaptureMode() { cudaThreadExchangeStreamCaptureMode(&previous_); }
-  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
-  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
-
- private:
-  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
 };
 
 // The error CUDA reported for `what`, cleared so that it does not surface in the caller's next check.
