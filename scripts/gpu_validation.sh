@@ -71,8 +71,9 @@ for stage in "${stages[@]}"; do
       ;;
     sanitizer)
       # Every compiled kernel (EveryKernel: each GEMM kernel; Features/*sm90_gated_mlp*: each gated
-      # kernel forced), bad input, reductions, the empty-problem identities, streams and threads.
-      filter='*EveryKernel*:*Features*sm90_gated_mlp*:*Behavior.BadInput*:*Behavior.Reductions*:*EmptyProblems*:*Streams.FourHost*'
+      # kernel forced), bad input, reductions, the empty-problem identities, streams and threads,
+      # and the delegated gated path (cuBLASLt + act·mul, also under graph capture).
+      filter='*EveryKernel*:*Features*sm90_gated_mlp*:*Behavior.BadInput*:*Behavior.Reductions*:*EmptyProblems*:*Streams.FourHost*:*NarrowLongKCallsAreDelegated*:*DelegatedGatedCall*'
       run memcheck 400 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/epifuse_gpu_tests" --gtest_filter="$filter"
       tail -3 "$out/memcheck.log"
       run racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/epifuse_gpu_tests" \

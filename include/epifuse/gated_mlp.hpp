@@ -20,6 +20,11 @@
 // kernel's token tiles, the kernel reads a zero-padded copy of x from the workspace ((M rounded
 // up) · K elements), because TMA loads that run past x's last row are several times slower. A call
 // given less workspace reads x in place: the same result, slower at such M.
+// Delegation: narrow weights with a long K (few tiles for the GPU; dispatch/sm90 names the rule)
+// run cuBLASLt's GEMM into an fp32 [M, 2N] product in the workspace and epifuse's act·mul kernel
+// after it, rounded once as the fused kernels round; there the fused kernels were measured
+// slower. A forced kernel, or a workspace smaller than the product, runs a fused kernel.
+// selected_kernel() (tuning.hpp) says which runs.
 #pragma once
 
 #include <cstddef>

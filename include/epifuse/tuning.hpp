@@ -29,12 +29,15 @@ std::optional<KernelKey> find_kernel(std::string_view kernel_name);
 // gemm() delegates a call to cuBLASLt when no kernel is forced, cuBLASLt computes its epilogue
 // exactly as epifuse defines it (alpha, a column bias, identity, ReLU or GELU-tanh, a residual
 // added before the activation; no scales, row bias or reductions) and cuBLASLt has an algorithm
-// for it: epifuse's own GEMM kernels trail cuBLASLt there (docs/heuristics.md). `*delegated`
-// (when given) says whether it would; `choice` is then the epifuse kernel that runs the call
-// when forced (args.kernel = *choice), which is how to opt out.
+// for it: epifuse's own GEMM kernels trail cuBLASLt there (docs/heuristics.md). gated_mlp()
+// delegates narrow weights with a long K to cuBLASLt + epifuse's act·mul kernel when no kernel
+// is forced and the workspace holds the fp32 product (gated_mlp.hpp). `*delegated` (when given)
+// says whether the call would be delegated; `choice` is then the epifuse kernel that runs the
+// call when forced (args.kernel = *choice), which is how to opt out.
 Status selected_kernel(const GemmArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice,
                        bool* delegated = nullptr);
-Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice);
+Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice,
+                       bool* delegated = nullptr);
 
 // How reports name what a delegated call runs.
 constexpr const char* kDelegatedKernelName = "cublaslt (delegated)";

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "delegate/cublaslt_gated.hpp"
 #include "delegate/cublaslt_gemm.hpp"
 #include "dispatch/device_caps.hpp"
 #include "dispatch/registry.hpp"
@@ -73,11 +74,9 @@ void read_x_in_place_if_short(const Args& args, Call<Args>* call) {
   call->workspace_bytes = call->launcher->workspace_bytes(args, call->plan);
 }
 
-// For validated args of a call that launches a kernel.
+// For validated args of a call that launches a kernel, once call->caps holds the stream's device.
 template <class Args>
-Status prepare_call(const char* op, const Args& args, cudaStream_t stream, Call<Args>* call,
-                    Purpose purpose = Purpose::kLaunch) {
-  if (Status s = check_device(op, args, stream, &call->caps); !s.ok()) return s;
+Status plan_call(const char* op, const Args& args, Call<Args>* call, Purpose purpose = Purpose::kLaunch) {
   if (Status s = resolve(op, args, compiled_keys(), call); !s.ok()) return s;
   if (purpose == Purpose::kWorkspaceQuery) return Status::success();
   read_x_in_place_if_short(args, call);
@@ -87,6 +86,14 @@ Status prepare_call(const char* op, const Args& args, cudaStream_t stream, Call<
     read_x_in_place_if_short(args, call);
   }
   return Status::success();
+}
+
+// For validated args of a call that launches a kernel.
+template <class Args>
+Status prepare_call(const char* op, const Args& args, cudaStream_t stream, Call<Args>* call,
+                    Purpose purpose = Purpose::kLaunch) {
+  if (Status s = check_device(op, args, stream, &call->caps); !s.ok()) return s;
+  return plan_call(op, args, call, purpose);
 }
 
 // The workspace a validated call that launches a kernel needs (`*bytes`, set by the caller to 0
@@ -99,13 +106,25 @@ Status call_workspace_bytes(const char* op, const Args& args, cudaStream_t strea
   return Status::success();
 }
 
-// Runs a validated call that launches a kernel, once the caller's workspace covers what it needs.
+// Runs a validated call that launches a kernel, once call->caps holds the stream's device and the
+// caller's workspace covers what the kernel needs.
+template <class Args>
+Status launch_planned(const char* op, const Args& args, cudaStream_t stream, Call<Args>* call) {
+  if (Status s = plan_call(op, args, call); !s.ok()) return s;
+  if (Status s = check_workspace(op, call->workspace_bytes, args.workspace, args.workspace_bytes); !s.ok()) return s;
+  return call->launcher->run(args, call->plan, stream);
+}
+
 template <class Args>
 Status launch_call(const char* op, const Args& args, cudaStream_t stream) {
   Call<Args> call;
-  if (Status s = prepare_call(op, args, stream, &call); !s.ok()) return s;
-  if (Status s = check_workspace(op, call.workspace_bytes, args.workspace, args.workspace_bytes); !s.ok()) return s;
-  return call.launcher->run(args, call.plan, stream);
+  if (Status s = check_device(op, args, stream, &call.caps); !s.ok()) return s;
+  return launch_planned(op, args, stream, &call);
 }
+
+// For validated gated args with M > 0 on the device in `caps`, given `usable_bytes` of workspace
+// from its first 256-byte boundary on: cuBLASLt's plan where the call is delegated (found false:
+// a fused kernel runs).
+DelegatedGatedPlan gated_delegation(const GatedMlpArgs& args, const DeviceCaps& caps, std::size_t usable_bytes);
 
 }  // namespace epifuse::detail

@@ -76,8 +76,8 @@ Status gemm_workspace_size(const GemmArgs& args, cudaStream_t stream, std::size_
   detail::DelegatedPlan delegated;
   if (Status s = detail::gemm_delegation(args, stream, detail::kDelegatedWorkspaceCap, &delegated); !s.ok()) return s;
   if (delegated.found) {
-    // Room to align the workspace to 256 bytes, as cuBLASLt wants it.
-    *bytes = delegated.workspace_bytes > 0 ? delegated.workspace_bytes + 256 : 0;
+    // Room to align the workspace, as cuBLASLt wants it.
+    *bytes = delegated.workspace_bytes > 0 ? delegated.workspace_bytes + detail::kDelegatedWorkspaceAlignment : 0;
     return Status::success();
   }
   return detail::call_workspace_bytes(kOp, args, stream, bytes);

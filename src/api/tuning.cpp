@@ -51,11 +51,22 @@ Status selected_kernel(const GemmArgs& args, cudaStream_t stream, std::optional<
   return selected("gemm", args, launches_nothing, stream, choice);
 }
 
-Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice) {
+Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice,
+                       bool* delegated) {
   if (choice == nullptr) return Status::invalid_argument("selected_kernel: choice is null");
   choice->reset();
-  if (Status s = validate_gated_mlp_args(args); !s.ok()) return s;
-  return selected("gated_mlp", args, args.M == 0, stream, choice);
+  if (delegated != nullptr) *delegated = false;
+  if (Status s = validate_gated_mlp_args(args); !s.ok() || args.M == 0) return s;
+  detail::Call<GatedMlpArgs> call;
+  if (Status s = detail::check_device("gated_mlp", args, stream, &call.caps); !s.ok()) return s;
+  if (delegated != nullptr) {
+    *delegated = detail::gated_delegation(args, *call.caps,
+                                          detail::usable_delegated_workspace(args.workspace, args.workspace_bytes))
+                     .found();
+  }
+  if (Status s = detail::plan_call("gated_mlp", args, &call); !s.ok()) return s;
+  *choice = call.choice;
+  return Status::success();
 }
 
 }  // namespace epifuse

@@ -172,11 +172,22 @@ bool cublaslt_expresses(const GemmArgs& args) {
   return true;
 }
 
+std::size_t usable_delegated_workspace(const void* workspace, std::size_t bytes) {
+  if (workspace == nullptr) return 0;
+  const auto start = reinterpret_cast<std::uintptr_t>(workspace);
+  const std::uintptr_t skip = (kDelegatedWorkspaceAlignment - start % kDelegatedWorkspaceAlignment) %
+                              kDelegatedWorkspaceAlignment;
+  return bytes > skip ? bytes - skip : 0;
+}
+
 std::size_t usable_delegated_workspace(const GemmArgs& args) {
-  if (args.workspace == nullptr) return 0;
-  const auto start = reinterpret_cast<std::uintptr_t>(args.workspace);
-  const std::uintptr_t skip = (kAlignmentCap - start % kAlignmentCap) % kAlignmentCap;
-  return args.workspace_bytes > skip ? args.workspace_bytes - skip : 0;
+  return usable_delegated_workspace(args.workspace, args.workspace_bytes);
+}
+
+void* aligned_delegated_workspace(void* workspace) {
+  const auto start = reinterpret_cast<std::uintptr_t>(workspace);
+  return reinterpret_cast<void*>((start + kDelegatedWorkspaceAlignment - 1) / kDelegatedWorkspaceAlignment *
+                                 kDelegatedWorkspaceAlignment);
 }
 
 DelegatedPlan plan_delegated_gemm(const GemmArgs& args, int device, std::size_t max_workspace_bytes) {
@@ -209,11 +220,7 @@ Status run_delegated_gemm(const GemmArgs& args, const DelegatedPlan& plan, cudaS
   const float alpha = e.alpha;
   const float beta = e.residual != nullptr ? e.beta : 0.0f;
   const void* c = e.residual != nullptr ? e.residual : args.D;
-  void* workspace = nullptr;
-  if (plan.workspace_bytes > 0) {
-    const auto start = reinterpret_cast<std::uintptr_t>(args.workspace);
-    workspace = reinterpret_cast<void*>((start + kAlignmentCap - 1) / kAlignmentCap * kAlignmentCap);
-  }
+  void* workspace = plan.workspace_bytes > 0 ? aligned_delegated_workspace(args.workspace) : nullptr;
   const cublasStatus_t s = cublasLtMatmul(handle, &call.desc, &alpha, args.B, &call.a, args.A, &call.b, &beta, c,
                                           &call.c, args.D, &call.d, &plan.algo, workspace, plan.workspace_bytes, stream);
   if (s != CUBLAS_STATUS_SUCCESS) {

@@ -22,6 +22,8 @@ bool cublaslt_expresses(const GemmArgs& args);
 
 // The workspace a delegated call asks for at most: cuBLAS's recommendation for Hopper.
 constexpr std::size_t kDelegatedWorkspaceCap = std::size_t{32} << 20;
+// A delegated call's workspace starts at its first boundary of this many bytes, as cuBLASLt wants it.
+constexpr std::size_t kDelegatedWorkspaceAlignment = 256;
 
 struct DelegatedPlan {
   bool found = false;  // cuBLASLt has an algorithm for the call within the workspace
@@ -39,7 +41,10 @@ DelegatedPlan plan_delegated_gemm(const GemmArgs& args, int device, std::size_t 
 // Enqueues the planned cuBLASLt matmul on `stream` (on plan.device), with the caller's workspace.
 Status run_delegated_gemm(const GemmArgs& args, const DelegatedPlan& plan, cudaStream_t stream);
 
-// The part of the caller's workspace cuBLASLt may use: from its first 256-byte boundary on.
+// The part of a caller's workspace a delegated call may use: from its first 256-byte boundary on.
+std::size_t usable_delegated_workspace(const void* workspace, std::size_t bytes);
 std::size_t usable_delegated_workspace(const GemmArgs& args);
+// That boundary.
+void* aligned_delegated_workspace(void* workspace);
 
 }  // namespace epifuse::detail

@@ -104,6 +104,15 @@ Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   return no_kernels_for("gated_mlp", caps);
 }
 
+bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps) {
+  const std::optional<Arch> arch = kernel_arch(caps);
+  if (!arch) return false;
+  switch (*arch) {
+    case Arch::kSm90: return sm90::delegates(args, caps);
+  }
+  return false;
+}
+
 LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice) {
   return {caps.device, caps.sm_count, choice.raster, choice.swizzle, choice.splits};
 }

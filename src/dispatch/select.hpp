@@ -26,6 +26,10 @@ Status select(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
 Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice);
 
+// For validated gated args: whether the call runs cuBLASLt + epifuse's act·mul kernel on the
+// device rather than a fused kernel (never when a kernel is forced).
+bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps);
+
 // The launch knobs of `choice` on the device.
 LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice);
 // For a call: the GEMM's is the choice's; the gated MLP's also pads x's rows to a whole number of

@@ -21,18 +21,9 @@
 #include <cutlass/epilogue/fusion/sm90_visitor_tma_warpspecialized.hpp>
 #include <cutlass/numeric_conversion.h>
 
-#include <limits>
-
-#include "epilogue/activation.cuh"
+#include "epilogue/gated_math.cuh"
 
 namespace epifuse::device {
-
-// What happens to one gate/up pair: out = scale · act(min(g, limit)) · clamp(u, −limit, limit).
-struct GatedMath {
-  ActivationProgram activation;  // of the gate
-  float limit = std::numeric_limits<float>::infinity();
-  float scale = 1.0f;
-};
 
 // kStages must equal the collective's StagesD (the store pipeline guards our buffers too);
 // EpilogueTile is the accumulator subtile (EPI_M, EPI_N); StrideOut is the output's (M, N, L)
@@ -192,15 +183,7 @@ struct Sm90GatedStore {
       }
 
       const GatedMath& math = params_ptr->math;
-      if (math.limit < std::numeric_limits<float>::infinity()) {  // uniform across the launch
-        // Comparisons rather than fminf/fmaxf, which would turn a NaN into the limit.
-        CUTLASS_PRAGMA_UNROLL
-        for (int k = 0; k < kPairs; ++k) {
-          gate[k] = gate[k] > math.limit ? math.limit : gate[k];
-          up[k] = up[k] > math.limit ? math.limit : (up[k] < -math.limit ? -math.limit : up[k]);
-        }
-      }
-      activate(gate, math.activation);
+      limit_and_activate(gate, up, math);
 
       // The subtile's origin in the CTA tile, then each output's place in the half-width subtile.
       const int origin[2] = {epi_m * static_cast<int>(cute::size<0>(EpilogueTile{})),

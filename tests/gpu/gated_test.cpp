@@ -1,11 +1,15 @@
 // The fused gated MLP against the fp64 reference: a shape grid, every activation with and without
-// bias in bf16 and fp16, clamping, scale, strides, each compiled kernel forced, ±inf and NaN in the
-// biases, bitwise determinism, x padded in the workspace or read in place, M = 0, rejected calls, 64-bit indexing past 2^31 outputs, and a
-// Llama-style MLP block (gate/up → act → down) end to end.
+// bias in bf16 and fp16, clamping, scale, strides, each compiled kernel forced, narrow weights
+// delegated to cuBLASLt + act·mul, ±inf and NaN in the biases, bitwise determinism, x padded in
+// the workspace or read in place, M = 0, rejected calls, 64-bit indexing past 2^31 outputs, and
+// a Llama-style MLP block (gate/up → act → down) end to end.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "epifuse/tuning.hpp"
@@ -59,8 +63,24 @@ std::vector<GatedCase> features() {
       }
     }
   }
-  // Narrow weights with a long K loop: dispatch runs the stream-K kernels.
-  for (std::int64_t M : {3, 300}) cases.push_back({M, 640, 16384, DType::kBF16, GatedActivation::kSwiGLU, true});
+  // Narrow weights with a long K loop: delegated to cuBLASLt + act·mul (fp32 product, rounded
+  // once), with every activation, bias, clamp, scale, strides and fp16; and the stream-K kernels
+  // dispatch would run there without the workspace for the product, forced.
+  for (GatedActivation a : kActivations) {
+    for (std::int64_t M : {3, 300}) cases.push_back({M, 640, 16384, DType::kBF16, a, M == 300});
+  }
+  for (DType t : {DType::kBF16, DType::kFP16}) cases.push_back({783, 256, 5184, t, GatedActivation::kSwiGLU, true});
+  GatedCase narrow{77, 448, 4096, DType::kBF16, GatedActivation::kSwiGLU, true};
+  narrow.limit = 0.75f;
+  narrow.scale = 0.3f;
+  narrow.ldx_pad = 24;
+  narrow.ldo_pad = 8;
+  cases.push_back(narrow);
+  for (const auto& [M, kernel] : {std::pair{3, "swap_coop_128x32x128_c1x1_streamk"}, {300, "swap_coop_128x128x64_c1x1_streamk"}}) {
+    GatedCase forced{M, 640, 16384, DType::kBF16, GatedActivation::kSwiGLU, true};
+    forced.kernel = std::string("sm90_gated_mlp_bf16_bf16_") + kernel;
+    cases.push_back(forced);
+  }
   GatedCase clamped{333, 1000, 520};
   clamped.limit = 0.75f;  // well inside the unit-variance gate and up: clamps often
   cases.push_back(clamped);
@@ -91,9 +111,11 @@ std::vector<GatedCase> features() {
   // ±inf and NaN in the gate bias (columns 0-2) and the up bias (3-5): relu(−inf)·u = 0, never 0·inf.
   for (GatedActivation a : kActivations) {
     for (std::int64_t M : {13, 333}) {
-      GatedCase special{M, 1000, 520, DType::kBF16, a, true};
-      special.special_values = true;
-      cases.push_back(special);
+      for (std::int64_t K : {520, 4096}) {  // 320 x 4096: delegated
+        GatedCase special{M, K == 520 ? 1000 : 320, K, DType::kBF16, a, true};
+        special.special_values = true;
+        cases.push_back(special);
+      }
     }
   }
   return cases;
@@ -126,7 +148,7 @@ TEST_F(GatedBehavior, TwoRunsAreBitwiseEqual) {
 // token tile's TMA boxes then run past x's last row). Same kernel, same valid rows: bitwise equal.
 TEST_F(GatedBehavior, PaddedAndInPlaceTokenReadsAgree) {
   for (std::int64_t M : {13, 129, 200, 333}) {  // dispatch pads x at 129 and 200 tokens
-    GatedCase c{M, 1000, 4096, DType::kBF16, GatedActivation::kSwiGLU, true};
+    GatedCase c{M, 4096, 4096, DType::kBF16, GatedActivation::kSwiGLU, true};
     GatedProblem p(c, case_seed(c.name()));
     const bool padded = M == 129 || M == 200;
     EXPECT_EQ(p.args().workspace_bytes >= static_cast<std::size_t>(M) * 4096 * 2, padded) << "M = " << M;
@@ -139,6 +161,35 @@ TEST_F(GatedBehavior, PaddedAndInPlaceTokenReadsAgree) {
     }
     EXPECT_EQ(outputs[0], outputs[1]) << "M = " << M;
   }
+}
+
+// Narrow weights with a long K run cuBLASLt + act·mul when the workspace holds the fp32 product;
+// forced, or without that workspace, a fused kernel. All three match the reference.
+TEST_F(GatedBehavior, NarrowLongKCallsAreDelegatedUnlessForcedOrShortOfWorkspace) {
+  GatedCase c{783, 256, 5184, DType::kBF16, GatedActivation::kSwiGLU, true};
+  GatedProblem p(c, case_seed(c.name()));
+  std::optional<KernelChoice> choice;
+  bool delegated = false;
+  ASSERT_TRUE(selected_kernel(p.args(), nullptr, &choice, &delegated).ok());
+  EXPECT_TRUE(delegated);
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_GE(p.args().workspace_bytes, static_cast<std::size_t>(c.M * 2 * c.N) * sizeof(float));
+  GatedReport r = run_and_check_gated(p);
+  EXPECT_TRUE(r.passed) << "delegated: " << r.text;
+
+  GatedCase forced = c;
+  forced.kernel = name(choice->key);
+  GatedProblem q(forced, case_seed(c.name()));
+  ASSERT_TRUE(selected_kernel(q.args(), nullptr, &choice, &delegated).ok());
+  EXPECT_FALSE(delegated) << "a forced kernel is never delegated";
+  r = run_and_check_gated(q);
+  EXPECT_TRUE(r.passed) << "forced " << forced.kernel << ": " << r.text;
+
+  p.drop_workspace();
+  ASSERT_TRUE(selected_kernel(p.args(), nullptr, &choice, &delegated).ok());
+  EXPECT_FALSE(delegated) << "no workspace for the product";
+  r = run_and_check_gated(p);
+  EXPECT_TRUE(r.passed) << "without workspace: " << r.text;
 }
 
 TEST_F(GatedBehavior, EmptyBatchIsANoOp) {
@@ -175,8 +226,8 @@ TEST_F(GatedBehavior, RejectedCallsLeaveTheOutputUntouched) {
 // A NaN in x reaches the output of its row with and without the clamp (the clamp must not turn
 // NaN into the limit), and the other rows stay finite.
 TEST_F(GatedBehavior, NaNInputPropagatesThroughTheClamp) {
-  for (float limit : {0.0f, 0.75f}) {
-    GatedCase c{40, 1000, 520};
+  for (const auto& [limit, K] : {std::pair{0.0f, 520}, {0.75f, 520}, {0.75f, 4096}}) {  // K = 4096: delegated
+    GatedCase c{40, K == 520 ? 1000 : 320, K};
     c.limit = limit;
     GatedProblem p(c, case_seed(c.name()));
     const std::uint16_t nan_bits = 0x7FC0;  // bf16 quiet NaN

@@ -252,6 +252,28 @@ TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
   EXPECT_EQ(chosen(gated(734, 320, 54592), whole), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
 }
 
+// Narrow weights with K >= 2048 run cuBLASLt + act·mul: up to 64 tokens when the packed weight has
+// fewer 128-row tiles than a quarter of the 132 SMs, beyond when those tiles times the 128-token
+// tiles are at most three quarters of them. Never a catalogue model's MLP; never a forced kernel.
+TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
+  const DeviceCaps h = hopper();
+  EXPECT_TRUE(gated_delegation_pays(gated(1, 320, 9536), h));
+  EXPECT_TRUE(gated_delegation_pays(gated(64, 2048, 2048), h));      // 32 weight tiles
+  EXPECT_FALSE(gated_delegation_pays(gated(64, 2112, 2048), h));     // 33
+  EXPECT_FALSE(gated_delegation_pays(gated(1, 320, 2040), h));       // K below 2048
+  EXPECT_TRUE(gated_delegation_pays(gated(783, 256, 5184), h));      // 4 x 7 tiles
+  EXPECT_TRUE(gated_delegation_pays(gated(1536, 512, 28544), h));    // 8 x 12 = 96 <= 99
+  EXPECT_FALSE(gated_delegation_pays(gated(1537, 512, 28544), h));   // 8 x 13 = 104
+  EXPECT_FALSE(gated_delegation_pays(gated(65, 8192, 2048), h));     // Llama-3.2 1B: 128 tiles
+  EXPECT_FALSE(gated_delegation_pays(gated(1, 14336, 4096), h));
+  GatedMlpArgs forced = gated(783, 256, 5184);
+  forced.kernel = KernelChoice{key_named("sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2")};
+  EXPECT_FALSE(gated_delegation_pays(forced, h));
+  DeviceCaps ampere = h;
+  ampere.cc_major = 8;
+  EXPECT_FALSE(gated_delegation_pays(gated(783, 256, 5184), ampere)) << "no kernels there: dispatch says so";
+}
+
 // x is padded to whole token tiles (times the cluster along the tokens) between 65 and 256 tokens
 // when the last tile is at least a quarter out of bounds.
 TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {

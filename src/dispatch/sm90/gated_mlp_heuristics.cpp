@@ -21,6 +21,12 @@
 // Stream-K: where whole tiles would fill their last wave of SMs below 80 % and K is at least 8192,
 // the swapped 128x32 (M <= 256) or a swapped cooperative 128x128 (M > 256) stream-K kernel shares
 // the K loop of the tiles among the SMs instead (narrow N: 0.28-0.93x became 0.50-1.03x).
+// Delegated to cuBLASLt + act·mul (src/delegate/cublaslt_gated.hpp): narrow weights with K of
+// 2048 or more, where fewer 128x128 tiles than SMs are the whole problem and the fused kernels
+// ran at 0.33-0.97x of cuBLASLt + act·mul (random shapes, bench/results/grid/gated-random.json):
+// up to 64 tokens when the packed weight has fewer 128-row tiles than a quarter of the SMs,
+// beyond when its tiles times the 128-token tiles are at most three quarters of the SMs.
+// Wider weights and short K loops stay fused (1.0-1.45x there).
 // A cluster of 2 along M pads an odd t to even, and the padded tile costs a whole one; worse,
 // its CTAs run ahead of the others, which breaks the L2 reuse of weight tiles: at 777x28672x8192
 // the 2x1 kernel read 3.2 GB from DRAM for a 0.94 GB weight (ncu), 1.24x the time of M = 1024.
@@ -92,7 +98,16 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   return kSwappedPingpong96;
 }
 
+constexpr std::int64_t kDelegationMinK = 2048;
+
 }  // namespace
+
+bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps) {
+  if (args.kernel || args.w.K < kDelegationMinK) return false;
+  const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
+  if (args.M <= 64) return 4 * weight_tiles < caps.sm_count;
+  return 4 * weight_tiles * ceil_div(args.M, 128) <= 3 * caps.sm_count;
+}
 
 Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {

@@ -17,6 +17,9 @@ Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
 Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice);
 
+// Whether the gated MLP runs cuBLASLt + act·mul rather than a fused kernel (no kernel forced).
+bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps);
+
 // A kernel configuration apart from types and epilogue: what the shape-class rules choose.
 struct Configuration {
   Schedule schedule;

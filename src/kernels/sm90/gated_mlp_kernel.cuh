@@ -73,14 +73,6 @@ struct GatedMlpKernel {
     }
   };
 
-  static device::GatedMath gated_math(const GatedMlpArgs& args) {
-    device::GatedMath math;
-    math.activation = device::compile_activation(gate_activation(args.activation), 0.0f, 0.0f, 0.0f);
-    math.limit = args.limit;
-    math.scale = args.scale;
-    return math;
-  }
-
   // Bytes at the workspace's start that hold x padded to plan.padded_tokens rows (0: x is read
   // in place); the kernel's own workspace follows, 256-byte aligned.
   static std::size_t padded_x_bytes(const GatedMlpArgs& args, const detail::LaunchPlan& plan) {
@@ -93,7 +85,7 @@ struct GatedMlpKernel {
     const typename GateUp::Arguments gate_up = {{}, {args.w.bias, 0.0f, {}}, {}};
     const typename Tree::Arguments tree = {gate_up,
                                            {static_cast<Element*>(args.out),
-                                            Assembly::template output_stride<StrideOut>(args.ldo), gated_math(args),
+                                            Assembly::template output_stride<StrideOut>(args.ldo), device::gated_math(args),
                                             static_cast<int>(args.M)}};
     // The GEMM's N side (or M side swapped) spans the 2N packed rows.
     return Assembly::arguments(padded ? plan.padded_tokens : args.M, 2 * args.w.N, args.w.K,
