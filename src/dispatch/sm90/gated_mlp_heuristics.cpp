@@ -23,7 +23,8 @@
 // the K loop of the tiles among the SMs instead (narrow N: 0.28-0.93x became 0.50-1.03x).
 // Delegated to cuBLASLt + act·mul (src/delegate/cublaslt_gated.hpp): narrow weights with K of
 // 2048 or more, where fewer 128x128 tiles than SMs are the whole problem and the fused kernels
-// ran at 0.33-0.97x of cuBLASLt + act·mul (random shapes, bench/results/grid/gated-random.json):
+// ran at 0.33-0.97x of cuBLASLt + act·mul at 46 of the 50 random draws the rule selects
+// (bench/results/grid/gated-random.json; the other four 0.98-1.04x):
 // up to 64 tokens when the packed weight has fewer 128-row tiles than a quarter of the SMs,
 // beyond when its tiles times the 128-token tiles are at most three quarters of the SMs.
 // Wider weights and short K loops stay fused (1.0-1.45x there).
