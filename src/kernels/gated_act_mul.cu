@@ -52,7 +52,10 @@ __global__ void __launch_bounds__(kThreads) act_mul_packed(const float* h, const
     if (bias != nullptr) {
       const Eight bg = load8(bias + 16 * block), bu = load8(bias + 16 * block + 8);
 #pragma unroll
-      for (int k = 0; k < 8; ++k) gate[k] += bg[k], up[k] += bu[k];
+      for (int k = 0; k < 8; ++k) {
+        gate[k] += bg[k];
+        up[k] += bu[k];
+      }
     }
     device::limit_and_activate(gate, up, math);
     uint4 packed;

@@ -64,8 +64,8 @@ std::vector<GatedCase> features() {
     }
   }
   // Narrow weights with a long K loop: delegated to cuBLASLt + act·mul (fp32 product, rounded
-  // once), with every activation, bias, clamp, scale, strides and fp16; and the stream-K kernels
-  // dispatch would run there without the workspace for the product, forced.
+  // once), with every activation, bias, clamp, scale, strides and fp16; and the stream-K twins
+  // that dispatch chose there before the delegation, forced.
   for (GatedActivation a : kActivations) {
     for (std::int64_t M : {3, 300}) cases.push_back({M, 640, 16384, DType::kBF16, a, M == 300});
   }
@@ -76,7 +76,8 @@ std::vector<GatedCase> features() {
   narrow.ldx_pad = 24;
   narrow.ldo_pad = 8;
   cases.push_back(narrow);
-  for (const auto& [M, kernel] : {std::pair{3, "swap_coop_128x32x128_c1x1_streamk"}, {300, "swap_coop_128x128x64_c1x1_streamk"}}) {
+  for (const auto& [M, kernel] :
+       {std::pair{3, "swap_coop_128x32x128_c1x1_streamk"}, {300, "swap_coop_128x128x64_c1x1_streamk"}}) {
     GatedCase forced{M, 640, 16384, DType::kBF16, GatedActivation::kSwiGLU, true};
     forced.kernel = std::string("sm90_gated_mlp_bf16_bf16_") + kernel;
     cases.push_back(forced);

@@ -27,7 +27,8 @@
 // (bench/results/grid/gated-random.json; the other four 0.98-1.04x):
 // up to 64 tokens when the packed weight has fewer 128-row tiles than a quarter of the SMs,
 // beyond when its tiles times the 128-token tiles are at most three quarters of the SMs.
-// Wider weights and short K loops stay fused (1.0-1.45x there).
+// Short K loops (0.80-1.45x) and wider weights stay fused; docs/heuristics.md lists the wide,
+// wave-quantized shapes that still lose.
 // A cluster of 2 along M pads an odd t to even, and the padded tile costs a whole one; worse,
 // its CTAs run ahead of the others, which breaks the L2 reuse of weight tiles: at 777x28672x8192
 // the 2x1 kernel read 3.2 GB from DRAM for a 0.94 GB weight (ncu), 1.24x the time of M = 1024.
