@@ -173,20 +173,25 @@ class GatedShapeRun {
     if (options_.sweep) add_sweep();
   }
 
-  // Where the call is delegated: epifuse's fused kernel for it, forced, checked on its own.
-  void add_own_kernel(const KernelChoice& choice) {
+  // The call with `choice` forced, with a workspace of the size the forced kernel asks for.
+  Launch forced(const KernelChoice& choice) {
     GatedMlpArgs a0 = set(0).args;
     a0.kernel = choice;
     std::size_t needed = 0;
     throw_if_failed(gated_mlp_workspace_size(a0, nullptr, &needed));
     fit_workspace(&a0, needed, &sweep_workspaces_);
-    auto launch = [this, choice, workspace = a0.workspace, bytes = a0.workspace_bytes](int i, cudaStream_t stream) {
+    return [this, choice, workspace = a0.workspace, bytes = a0.workspace_bytes](int i, cudaStream_t stream) {
       GatedMlpArgs a = set(i).args;
       a.kernel = choice;
       a.workspace = workspace;
       a.workspace_bytes = bytes;
       throw_if_failed(gated_mlp(a, stream));
     };
+  }
+
+  // Where the call is delegated: epifuse's fused kernel for it, forced, checked on its own.
+  void add_own_kernel(const KernelChoice& choice) {
+    const Launch launch = forced(choice);
     add(with_check(make_row("epifuse", to_string(choice)), launch, sets_[0].fused_out), launch,
         static_cast<double>(out_bytes()));
   }
@@ -208,19 +213,7 @@ class GatedShapeRun {
       if (k.a != DType::kBF16) continue;
       for (const Knobs& knob : knobs) {
         if ((k.swap_ab || !options_.sweep_knobs) && knob.swizzle != 1) continue;
-        const KernelChoice choice{k, knob.raster, knob.swizzle};
-        GatedMlpArgs a0 = set(0).args;
-        a0.kernel = choice;
-        std::size_t needed = 0;
-        throw_if_failed(gated_mlp_workspace_size(a0, nullptr, &needed));
-        fit_workspace(&a0, needed, &sweep_workspaces_);
-        auto launch = [this, choice, workspace = a0.workspace, bytes = a0.workspace_bytes](int i, cudaStream_t stream) {
-          GatedMlpArgs a = set(i).args;
-          a.kernel = choice;
-          a.workspace = workspace;
-          a.workspace_bytes = bytes;
-          throw_if_failed(gated_mlp(a, stream));
-        };
+        const Launch launch = forced({k, knob.raster, knob.swizzle});
         Row row = with_check(make_row("sweep", name(k)), launch, sets_[0].fused_out);
         row.extra["raster"] = knob.name;
         row.extra["swizzle"] = knob.swizzle;
