@@ -1,0 +1,36 @@
+// The CUDA implementations of epifuse's PyTorch ops (schemas: registration.cpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "epifuse/packing/gate_up.hpp"
+
+namespace epifuse::torch_ops {
+
+at::Tensor gemm(const at::Tensor& x, const at::Tensor& weight, const std::optional<at::Tensor>& bias,
+                std::string_view activation, double alpha, const std::optional<at::Tensor>& residual, double beta,
+                std::optional<at::ScalarType> out_dtype);
+
+at::Tensor gated_mlp(const at::Tensor& x, const at::Tensor& packed_weight, const std::optional<at::Tensor>& packed_bias,
+                     std::int64_t layout, std::string_view activation, std::optional<double> limit, double scale);
+
+// Returns {weight [2N, K]} or, with biases, {weight, bias [2N] fp32}.
+std::vector<at::Tensor> pack_gate_up(const at::Tensor& gate, const at::Tensor& up,
+                                     const std::optional<at::Tensor>& gate_bias,
+                                     const std::optional<at::Tensor>& up_bias);
+
+// Returns {gate, up} or, when the packed weight has a bias, {gate, up, gate_bias, up_bias}.
+std::vector<at::Tensor> unpack_gate_up(const at::Tensor& packed_weight, const std::optional<at::Tensor>& packed_bias,
+                                       std::int64_t layout);
+
+// The packed weight the C++ API reads, from its tensors; raises on a tensor it cannot read. A bias
+// that is not fp32 is converted into *bias32, which must outlive the call that reads it.
+PackedGateUp packed_gate_up(const at::Tensor& packed_weight, const std::optional<at::Tensor>& packed_bias,
+                            std::int64_t layout, const char* op, at::Tensor* bias32);
+
+}  // namespace epifuse::torch_ops

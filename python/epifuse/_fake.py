@@ -1,0 +1,42 @@
+"""Shape and dtype of every op's output without running it: what torch.compile, meta tensors and
+FakeTensorMode see. The checks here are the ones a shape alone can answer; the rest run with the op."""
+import torch
+
+
+def _check(condition, op: str, message: str) -> None:
+    torch._check(condition, lambda: f"{op}: {message}")
+
+
+@torch.library.register_fake("epifuse::gemm")
+def _gemm(x, weight, bias=None, activation="identity", alpha=1.0, residual=None, beta=1.0, out_dtype=None):
+    _check(weight.dim() == 2, "epifuse.gemm", f"weight must be 2-D [out_features, in_features], not {list(weight.shape)}")
+    _check(x.shape[-1] == weight.shape[1], "epifuse.gemm",
+           f"x has {x.shape[-1]} features but weight has in_features {weight.shape[1]}")
+    return x.new_empty((*x.shape[:-1], weight.shape[0]), dtype=out_dtype if out_dtype is not None else x.dtype)
+
+
+@torch.library.register_fake("epifuse::gated_mlp")
+def _gated_mlp(x, packed_weight, packed_bias, layout, activation="swiglu", limit=None, scale=1.0):
+    _check(packed_weight.dim() == 2 and packed_weight.shape[0] % 2 == 0, "epifuse.gated_mlp",
+           f"the packed weight must be 2-D [2N, K], not {list(packed_weight.shape)}")
+    _check(x.shape[-1] == packed_weight.shape[1], "epifuse.gated_mlp",
+           f"x has {x.shape[-1]} features but the packed weight has K = {packed_weight.shape[1]}")
+    return x.new_empty((*x.shape[:-1], packed_weight.shape[0] // 2))
+
+
+@torch.library.register_fake("epifuse::pack_gate_up")
+def _pack_gate_up(gate, up, gate_bias=None, up_bias=None):
+    n, k = gate.shape
+    packed = [gate.new_empty((2 * n, k))]
+    if gate_bias is not None:
+        packed.append(gate.new_empty((2 * n,), dtype=torch.float32))
+    return packed
+
+
+@torch.library.register_fake("epifuse::unpack_gate_up")
+def _unpack_gate_up(packed_weight, packed_bias, layout):
+    n, k = packed_weight.shape[0] // 2, packed_weight.shape[1]
+    parts = [packed_weight.new_empty((n, k)), packed_weight.new_empty((n, k))]
+    if packed_bias is not None:
+        parts += [packed_weight.new_empty((n,), dtype=torch.float32) for _ in range(2)]
+    return parts

@@ -1,0 +1,100 @@
+"""epifuse's ops on torch tensors: a GEMM with a fused epilogue and the fused gated MLP.
+
+Every op runs on its inputs' CUDA device and the current stream, allocates its output (and any
+workspace) from torch's caching allocator, and is a torch.library custom op: it traces under
+torch.compile(fullgraph=True) and records under torch.cuda.graph. Inference only: an input that
+requires grad, with grad mode on, raises. Bad input raises before anything is launched: TypeError
+for a dtype, ValueError for a shape, layout, device or any rule of the C++ API (its message),
+NotImplementedError for what no compiled kernel serves.
+"""
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import torch
+
+# The packed layout the kernels read (include/epifuse/packing/gate_up.hpp: kGateUpBlocks8, v1).
+GATE_UP_BLOCKS8 = 0xEF0B0801
+
+GEMM_ACTIVATIONS = ("identity", "relu", "gelu_tanh", "gelu_erf", "silu", "sigmoid", "tanh", "hardswish",
+                    "leaky_relu")
+GATED_ACTIVATIONS = ("swiglu", "geglu_tanh", "geglu_erf", "reglu")
+
+
+@dataclass(frozen=True)
+class PackedGateUp:
+    """A gate/up weight packed for gated_mlp: `weight` [2N, K] with gate and up rows interleaved in
+    blocks of 8, an optional fp32 `bias` [2N] interleaved alike, and the `layout` tag the kernels
+    check. Made by pack_gate_up; a weight packed otherwise is refused."""
+    weight: torch.Tensor
+    bias: Optional[torch.Tensor] = None
+    layout: int = GATE_UP_BLOCKS8
+
+    @property
+    def N(self) -> int:
+        return self.weight.shape[0] // 2
+
+    @property
+    def K(self) -> int:
+        return self.weight.shape[1]
+
+
+def gemm(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] = None,
+         activation: str = "identity", alpha: float = 1.0, residual: Optional[torch.Tensor] = None,
+         beta: float = 1.0, out_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
+    """y = act(alpha · x·weightᵀ + bias) + beta · residual, in one kernel.
+
+    x [..., K] bf16 or fp16; weight [N, K] in nn.Linear layout, same dtype; bias [N] (any float
+    dtype; the epilogue adds it in fp32); residual the output's shape and dtype; out_dtype x's dtype
+    (default) or torch.float32. activation: one of GEMM_ACTIVATIONS (leaky_relu with slope 0.01).
+    """
+    return torch.ops.epifuse.gemm(x, weight, bias, activation, alpha, residual, beta, out_dtype)
+
+
+def gated_mlp(x: torch.Tensor, packed: PackedGateUp, activation: str = "swiglu",
+              limit: Optional[float] = None, scale: float = 1.0) -> torch.Tensor:
+    """out = scale · act(x·Wgᵀ + bg) ⊙ (x·Wuᵀ + bu), one kernel, only [..., N] written.
+
+    x [..., K], same dtype as the packed weight (bf16 or fp16). activation: one of
+    GATED_ACTIVATIONS; `limit` clamps as gpt-oss's SwiGLU does (gate ≤ limit, |up| ≤ limit).
+    """
+    if not isinstance(packed, PackedGateUp):
+        raise TypeError("epifuse.gated_mlp: `packed` must be a PackedGateUp from epifuse.pack_gate_up, "
+                        f"not {type(packed).__name__}")
+    return torch.ops.epifuse.gated_mlp(x, packed.weight, packed.bias, packed.layout, activation, limit, scale)
+
+
+def pack_gate_up(gate: Optional[torch.Tensor] = None, up: Optional[torch.Tensor] = None,
+                 gate_bias: Optional[torch.Tensor] = None, up_bias: Optional[torch.Tensor] = None, *,
+                 gate_up: Optional[torch.Tensor] = None, gate_up_bias: Optional[torch.Tensor] = None,
+                 order: str = "gate_up") -> PackedGateUp:
+    """Packs the gate and up weights ([N, K] each, nn.Linear layout) once, on their device.
+
+    Either separate `gate` and `up` (Llama, Mistral, Qwen, Gemma checkpoints), or one fused
+    `gate_up` [2N, K] (Phi-3's gate_up_proj) whose halves are in `order` "gate_up" or "up_gate".
+    Biases are optional (both or neither) and are packed as fp32.
+    """
+    if gate_up is not None:
+        if gate is not None or up is not None or gate_bias is not None or up_bias is not None:
+            raise ValueError("epifuse.pack_gate_up: give gate and up, or gate_up, not both")
+        if order not in ("gate_up", "up_gate"):
+            raise ValueError(f"epifuse.pack_gate_up: order must be 'gate_up' or 'up_gate', not {order!r}")
+        if gate_up.dim() != 2 or gate_up.shape[0] % 2:
+            raise ValueError(f"epifuse.pack_gate_up: gate_up must be 2-D [2N, K], not {list(gate_up.shape)}")
+        first, second = gate_up.chunk(2, dim=0)
+        gate, up = (first, second) if order == "gate_up" else (second, first)
+        if gate_up_bias is not None:
+            first_bias, second_bias = gate_up_bias.chunk(2, dim=0)
+            gate_bias, up_bias = (first_bias, second_bias) if order == "gate_up" else (second_bias, first_bias)
+    elif gate is None or up is None:
+        raise ValueError("epifuse.pack_gate_up: give gate and up, or gate_up")
+    packed = torch.ops.epifuse.pack_gate_up(gate, up, gate_bias, up_bias)
+    return PackedGateUp(packed[0], packed[1] if len(packed) > 1 else None)
+
+
+def unpack_gate_up(packed: PackedGateUp) -> Tuple[torch.Tensor, torch.Tensor,
+                                                  Optional[torch.Tensor], Optional[torch.Tensor]]:
+    """The inverse of pack_gate_up: (gate, up, gate_bias, up_bias), biases fp32 or None."""
+    parts = torch.ops.epifuse.unpack_gate_up(packed.weight, packed.bias, packed.layout)
+    if len(parts) == 2:
+        return parts[0], parts[1], None, None
+    return parts[0], parts[1], parts[2], parts[3]

@@ -1,0 +1,157 @@
+"""What needs no GPU: schemas, shape inference on meta and fake tensors, torch.compile tracing
+without a graph break, and the errors raised before any launch."""
+import pytest
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+import epifuse
+
+BF16 = torch.bfloat16
+
+
+def meta(*shape, dtype=BF16):
+    return torch.empty(shape, device="meta", dtype=dtype)
+
+
+def test_schemas_are_registered_and_pt2_compliant():
+    expected = {
+        "gemm": "epifuse::gemm(Tensor x, Tensor weight, Tensor? bias=None, str activation=\"identity\", "
+                "float alpha=1., Tensor? residual=None, float beta=1., ScalarType? out_dtype=None) -> Tensor",
+        "gated_mlp": "epifuse::gated_mlp(Tensor x, Tensor packed_weight, Tensor? packed_bias, int layout, "
+                     "str activation=\"swiglu\", float? limit=None, float scale=1.) -> Tensor",
+        "pack_gate_up": "epifuse::pack_gate_up(Tensor gate, Tensor up, Tensor? gate_bias=None, "
+                        "Tensor? up_bias=None) -> Tensor[]",
+        "unpack_gate_up": "epifuse::unpack_gate_up(Tensor packed_weight, Tensor? packed_bias, int layout) -> Tensor[]",
+    }
+    for name, schema in expected.items():
+        op = getattr(torch.ops.epifuse, name).default
+        assert str(op._schema) == schema
+        assert torch.Tag.pt2_compliant_tag in op.tags
+
+
+@pytest.mark.parametrize("x_shape", [(1, 64), (7, 64), (2, 3, 64), (64,), (0, 64)])
+def test_gemm_shape_inference(x_shape):
+    y = epifuse.gemm(meta(*x_shape), meta(96, 64), meta(96, dtype=torch.float32), "gelu_tanh")
+    assert y.shape == (*x_shape[:-1], 96) and y.dtype == BF16 and y.device.type == "meta"
+    assert epifuse.gemm(meta(*x_shape), meta(96, 64), out_dtype=torch.float32).dtype == torch.float32
+
+
+def test_gated_and_packing_shape_inference():
+    packed = epifuse.pack_gate_up(meta(48, 64), meta(48, 64), meta(48), meta(48))
+    assert packed.weight.shape == (96, 64) and packed.bias.shape == (96,) and packed.bias.dtype == torch.float32
+    assert (packed.N, packed.K) == (48, 64)
+    assert epifuse.gated_mlp(meta(2, 5, 64), packed).shape == (2, 5, 48)
+    fused = epifuse.pack_gate_up(gate_up=meta(96, 64), order="up_gate")
+    assert fused.weight.shape == (96, 64) and fused.bias is None
+    gate, up, gate_bias, up_bias = epifuse.unpack_gate_up(packed)
+    assert gate.shape == up.shape == (48, 64) and gate_bias.shape == up_bias.shape == (48,)
+
+
+def test_fake_tensor_mode_on_cuda_tensors():
+    with FakeTensorMode():
+        x = torch.empty(33, 256, device="cuda", dtype=BF16)
+        packed = epifuse.PackedGateUp(torch.empty(256, 256, device="cuda", dtype=BF16))
+        h = epifuse.gated_mlp(x, packed, "geglu_tanh")
+        y = epifuse.gemm(h, torch.empty(256, 128, device="cuda", dtype=BF16), residual=x)
+    assert h.shape == (33, 128) and y.shape == (33, 256) and y.device.type == "cuda"
+
+
+def test_shape_mismatch_is_caught_at_trace_time():
+    with pytest.raises(RuntimeError, match="x has 64 features but weight has in_features 32"):
+        epifuse.gemm(meta(4, 64), meta(16, 32))
+    with pytest.raises(RuntimeError, match="packed weight must be 2-D"):
+        epifuse.gated_mlp(meta(4, 64), epifuse.PackedGateUp(meta(15, 64)))
+
+
+class _Mlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mlp = epifuse.nn.GatedMLP(64, 96, "swiglu", device="meta")
+        self.proj = epifuse.nn.Linear(64, 32, activation="silu", device="meta")
+
+    def forward(self, x):
+        return self.proj(self.mlp(x) + x)
+
+
+def test_torch_compile_traces_without_graph_breaks():
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    model = _Mlp()
+    compiled = torch.compile(model, fullgraph=True, backend=backend, dynamic=True)
+    for tokens in (5, 17):
+        assert compiled(meta(tokens, 64)).shape == (tokens, 32)
+    targets = {str(n.target) for g in graphs for n in g.graph.nodes if n.op == "call_function"}
+    assert {"epifuse.gated_mlp", "epifuse.gemm"} <= targets
+    explanation = torch._dynamo.explain(model)(meta(9, 64))
+    assert explanation.graph_break_count == 0
+
+
+def test_aot_autograd_traces_the_ops():
+    compiled = torch.compile(_Mlp(), fullgraph=True, backend="aot_eager")
+    with torch.no_grad():
+        assert compiled(meta(3, 64)).shape == (3, 32)
+
+
+def test_cpu_tensors_are_refused():
+    x, w = torch.zeros(4, 64, dtype=BF16), torch.zeros(32, 64, dtype=BF16)
+    with pytest.raises(ValueError, match="epifuse.gemm: the tensors are on the CPU; epifuse runs on a CUDA device"):
+        epifuse.gemm(x, w)
+    with pytest.raises(ValueError, match="epifuse.pack_gate_up: the tensors are on the CPU"):
+        epifuse.pack_gate_up(w, w)
+
+
+def test_autograd_is_refused_with_advice():
+    x = torch.zeros(4, 64, dtype=BF16, requires_grad=True)
+    w = torch.zeros(32, 64, dtype=BF16)
+    with pytest.raises(RuntimeError, match=r"epifuse.gemm is inference only .* torch.no_grad\(\)"):
+        epifuse.gemm(x, w)
+    with torch.no_grad(), pytest.raises(ValueError, match="on the CPU"):
+        epifuse.gemm(x, w)
+
+
+def test_python_side_argument_errors():
+    with pytest.raises(TypeError, match="must be a PackedGateUp"):
+        epifuse.gated_mlp(meta(4, 64), meta(96, 64))
+    with pytest.raises(ValueError, match="give gate and up, or gate_up"):
+        epifuse.pack_gate_up(meta(8, 64))
+    with pytest.raises(ValueError, match="order must be"):
+        epifuse.pack_gate_up(gate_up=meta(16, 64), order="gate-up")
+    with pytest.raises(ValueError, match="activation must be one of"):
+        epifuse.nn.GatedMLP(64, 96, "swish", device="meta")
+
+
+def test_gated_mlp_module_loads_unpacked_checkpoints_on_meta():
+    module = epifuse.nn.GatedMLP(64, 96, device="meta")
+    state = {"gate_proj.weight": meta(96, 64), "up_proj.weight": meta(96, 64), "down_proj.weight": meta(64, 96)}
+    result = module.load_state_dict(state, assign=True)
+    assert not result.missing_keys and not result.unexpected_keys
+    phi3 = {"gate_up_proj.weight": meta(192, 64), "down_proj.weight": meta(64, 96)}
+    result = module.load_state_dict(phi3, assign=True)
+    assert not result.missing_keys and not result.unexpected_keys
+    assert set(module.state_dict()) == {"gate_up_weight", "down_proj.weight"}
+
+
+def test_patch_leaves_cpu_models_alone_and_says_why():
+    class LlamaLikeMLP(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gate_proj = torch.nn.Linear(64, 96, bias=False, dtype=BF16)
+            self.up_proj = torch.nn.Linear(64, 96, bias=False, dtype=BF16)
+            self.down_proj = torch.nn.Linear(96, 64, bias=False, dtype=BF16)
+            self.act_fn = torch.nn.SiLU()
+
+    class QuickGeluMLP(LlamaLikeMLP):
+        def __init__(self):
+            super().__init__()
+            self.act_fn = torch.nn.Sigmoid()
+
+    model = torch.nn.ModuleDict({"a": LlamaLikeMLP(), "b": QuickGeluMLP()})
+    report = epifuse.patch(model)
+    assert report.patched == []
+    assert report.skipped == [("a", "LlamaLikeMLP", "weights on cpu; epifuse runs on a CUDA device"),
+                              ("b", "QuickGeluMLP", "activation Sigmoid has no epifuse gated variant")]
+    assert isinstance(model["a"], LlamaLikeMLP)
