@@ -146,12 +146,13 @@ def suite_host() -> List[dict]:
     x = torch.randn(1, 256, device="cuda", dtype=BF16, generator=g)
     w = torch.randn(256, 256, device="cuda", dtype=BF16, generator=g)
     packed = epifuse.pack_gate_up(w[:128], w[128:])
+    bias = w[0].float()
     wt = w.t()
     calls = {
         ("gemm", "torch.mm"): lambda: torch.mm(x, wt),
         ("gemm", "F.linear"): lambda: F.linear(x, w),
         ("gemm", "epifuse"): lambda: epifuse.gemm(x, w),
-        ("gemm+bias+gelu", "epifuse"): lambda: epifuse.gemm(x, w, w[0].float(), "gelu_tanh"),
+        ("gemm+bias+gelu", "epifuse"): lambda: epifuse.gemm(x, w, bias, "gelu_tanh"),
         ("gated", "epifuse"): lambda: epifuse.gated_mlp(x, packed),
         ("gated", "F.linear+triton_act_mul"): lambda: act_mul(F.linear(x, w)),
         ("gated", "torch_eager"): lambda: F.silu(F.linear(x, w[:128])) * F.linear(x, w[128:]),
