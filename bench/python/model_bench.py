@@ -87,7 +87,7 @@ def _prefill(eager, patched, compiled_eager, compiled_patched, weights, compile_
                   for name, err in errors.items()}
         del ref
         peaks = {name: _peak_mb(call, weights) for name, call in calls.items()}
-        times = time_interleaved({name: (lambda i, c=call: c()) for name, call in calls.items()}, rounds=10, warmup=2)
+        times = time_interleaved({name: (lambda i, c=call: c()) for name, call in calls.items()}, rounds=30, warmup=2)
         rows += _rows("prefill", times, peaks, checks, tokens, 1, compile_mode)
         print(f"prefill {tokens}: " + ", ".join(f"{n} {t.median_us / 1e3:.2f} ms ({peaks[n]:.0f} MiB, "
                                                  f"rel_l2 {errors[n]:.2e})" for n, t in times.items()), flush=True)
@@ -121,9 +121,15 @@ def _graphed_decode(model, batch: int):
 def _decode(eager, patched, compiled_eager, compiled_patched, weights, compile_mode) -> List[dict]:
     rows = []
     for batch in DECODE_BATCHES:
-        graphs = {name: _graphed_decode(model, batch) for name, model in
-                  (("eager", eager), ("epifuse", patched), ("torch_compile", compiled_eager),
-                   ("epifuse+torch_compile", compiled_patched))}
+        graphs = {}
+        for name, model in (("eager", eager), ("epifuse", patched), ("torch_compile", compiled_eager),
+                            ("epifuse+torch_compile", compiled_patched)):
+            try:
+                graphs[name] = _graphed_decode(model, batch)
+            except Exception as error:  # reported, and the run fails: every impl must capture
+                print(f"decode batch {batch}: {name} could not be captured: {type(error).__name__}: {error}",
+                      flush=True)
+                raise
         for g, _, _ in graphs.values():
             g.replay()
         torch.cuda.synchronize()
