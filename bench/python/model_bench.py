@@ -97,7 +97,8 @@ def _prefill(eager, patched, compiled_eager, compiled_patched, weights, compile_
 
 
 def _graphed_decode(model, batch: int):
-    """One decode step at position DECODE_CONTEXT of a static cache, captured as a CUDA graph."""
+    """One decode step at position DECODE_CONTEXT of a static cache, captured as a CUDA graph.
+    Returns what the graph reads and writes, which must stay alive while it is replayed."""
     cache = StaticCache(config=model.config, max_cache_len=DECODE_CONTEXT + 16)
     prompt = torch.randint(3, LLAMA3_8B["vocab_size"], (batch, DECODE_CONTEXT), device="cuda")
     model(prompt, past_key_values=cache, cache_position=torch.arange(DECODE_CONTEXT, device="cuda"), use_cache=True)
@@ -116,7 +117,7 @@ def _graphed_decode(model, batch: int):
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         logits = step()
-    return graph, logits, cache
+    return graph, logits, (cache, token, position)
 
 
 def _decode(models, weights, compile_mode) -> List[dict]:
