@@ -101,12 +101,16 @@ def _graphed_decode(model, batch: int):
     Returns what the graph reads and writes, which must stay alive while it is replayed."""
     cache = StaticCache(config=model.config, max_cache_len=DECODE_CONTEXT + 16)
     prompt = torch.randint(3, LLAMA3_8B["vocab_size"], (batch, DECODE_CONTEXT), device="cuda")
-    model(prompt, past_key_values=cache, cache_position=torch.arange(DECODE_CONTEXT, device="cuda"), use_cache=True)
+    model(prompt, past_key_values=cache, use_cache=True)
     token = torch.randint(3, LLAMA3_8B["vocab_size"], (batch, 1), device="cuda")
-    position = torch.tensor([DECODE_CONTEXT], device="cuda")
+    # Each layer advances its cache length on the device at every step; the graph rewinds them
+    # first, so that every replay is the same step at position DECODE_CONTEXT.
+    lengths = [layer.cumulative_length for layer in cache.layers]
+    start = [torch.full_like(length, DECODE_CONTEXT) for length in lengths]
 
     def step():
-        return model(token, past_key_values=cache, cache_position=position, use_cache=True).logits
+        torch._foreach_copy_(lengths, start)
+        return model(token, past_key_values=cache, use_cache=True).logits
 
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
@@ -117,7 +121,7 @@ def _graphed_decode(model, batch: int):
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         logits = step()
-    return graph, logits, (cache, token, position)
+    return graph, logits, (cache, token, start)
 
 
 def _decode(models, weights, compile_mode) -> List[dict]:
