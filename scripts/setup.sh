@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what the build needs, pinned: Debian dev packages (when missing) and the CUTLASS
-# headers from PyPI into .deps/ (ignored). Idempotent; safe to run on every build.
+# Installs what the build needs, pinned: Debian dev packages (when missing), the CUTLASS headers
+# from PyPI into .deps/ (ignored), and a Python with torch for the torch ops (.deps/python, from
+# python/requirements-test.txt; EPIFUSE_TORCH=0 skips it). Idempotent; safe to run on every build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -30,4 +31,17 @@ if [ ! -f "$stamp" ]; then
     --target "$deps/cutlass" -r "$req"
   test -f "$deps/cutlass/cutlass_library/source/include/cute/tensor.hpp"
   touch "$stamp"
+fi
+
+if [ "${EPIFUSE_TORCH:-1}" != "0" ]; then
+  venv="$deps/python"
+  requirements="$root/python/requirements-test.txt"
+  venv_stamp="$venv/requirements.$(sha256sum "$requirements" | cut -c1-16).ok"
+  if [ ! -f "$venv_stamp" ]; then
+    echo "setup: installing $(grep -v '^#' "$requirements" | tr '\n' ' ')into $venv (torch is a CUDA build of a few GB)"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+    touch "$venv_stamp"
+  fi
 fi

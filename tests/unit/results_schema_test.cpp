@@ -83,15 +83,25 @@ TEST(ResultsSchema, EveryFileHasEveryFieldAndNoFailedCheck) {
     }
     ASSERT_TRUE(j.contains("rows") && j["rows"].is_array() && !j["rows"].empty()) << name;
     for (const nlohmann::json& row : j["rows"]) {
-      for (const char* key : {"op", "impl", "M", "N", "K", "dtype", "epilogue", "median_us", "p10_us", "p90_us",
-                              "tflops", "check", "kernel"}) {
+      // Whole-model rows (bench/python) time a model call, not one op of a given M, N, K.
+      const bool model = row.value("op", "") == "model";
+      const std::vector<const char*> keys =
+          model ? std::vector<const char*>{"op", "impl", "phase", "tokens", "batch", "median_ms", "p10_ms", "p90_ms",
+                                           "peak_mem_mb", "check"}
+                : std::vector<const char*>{"op", "impl", "M", "N", "K", "dtype", "epilogue", "median_us", "p10_us",
+                                           "p90_us", "tflops", "check", "kernel"};
+      for (const char* key : keys) {
         ASSERT_TRUE(row.contains(key)) << name << ": a row lacks " << key << ": " << row.dump();
       }
       const std::string check = row["check"].get<std::string>();
       EXPECT_TRUE(check == "pass" || check == "skipped") << name << ": a committed row has check '" << check
                                                          << "': " << row.dump();
-      EXPECT_LE(row["p10_us"].get<double>(), row["median_us"].get<double>()) << name;
-      EXPECT_LE(row["median_us"].get<double>(), row["p90_us"].get<double>()) << name;
+      const char* unit = model ? "ms" : "us";
+      const double p10 = row[std::string("p10_") + unit].get<double>();
+      const double median = row[std::string("median_") + unit].get<double>();
+      const double p90 = row[std::string("p90_") + unit].get<double>();
+      EXPECT_LE(p10, median) << name;
+      EXPECT_LE(median, p90) << name;
     }
   }
 }
