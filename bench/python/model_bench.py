@@ -7,6 +7,7 @@ peak_mem_mb: the model's own weights plus the most memory the call allocated bey
 resident before it.
 """
 import copy
+import time
 from typing import Dict, List
 
 import torch
@@ -124,9 +125,13 @@ def _graphed_decode(model, batch: int):
     return graph, logits, (cache, token, start)
 
 
-def _decode(models, weights, compile_mode) -> List[dict]:
+def _decode(models, weights, compile_mode, budget_s: float) -> List[dict]:
     rows = []
+    started = time.monotonic()
     for batch in DECODE_BATCHES:
+        if time.monotonic() - started > budget_s:
+            print(f"decode: stopping before batch {batch}, past the {budget_s:.0f} s budget", flush=True)
+            break
         graphs = {name: _graphed_decode(model, batch) for name, model in models.items()}
         for g, _, _ in graphs.values():
             g.replay()
@@ -147,16 +152,20 @@ def _decode(models, weights, compile_mode) -> List[dict]:
     return rows
 
 
-def suite_model(phases: List[str], compile_mode: str) -> List[dict]:
+def suite_model(phases: List[str], compile_mode: str, decode_compiled: bool = False,
+                decode_budget_s: float = 1e9) -> List[dict]:
     eager, patched = _models()
     weights = _weight_bytes(eager)
     rows = []
     with torch.inference_mode():
         if "decode" in phases:
-            # Eager and patched eager, each step captured as a CUDA graph. The compiled models'
-            # static-cache steps hit an index_copy_ bounds assert under manual capture (torch 2.11,
-            # transformers 5.17; bench/results/torch/README.md), so decode has no compiled rows.
-            rows += _decode({"eager": eager, "epifuse": patched}, weights, compile_mode)
+            # Each step captured as a CUDA graph; the compiled models compile on their first
+            # steps, so they are optional (--decode-compiled).
+            models = {"eager": eager, "epifuse": patched}
+            if decode_compiled:
+                models["torch_compile"] = torch.compile(eager, mode=compile_mode)
+                models["epifuse+torch_compile"] = torch.compile(patched, mode=compile_mode)
+            rows += _decode(models, weights, compile_mode, decode_budget_s)
         if "prefill" in phases:
             compiled_eager = torch.compile(eager, mode=compile_mode)
             compiled_patched = torch.compile(patched, mode=compile_mode)

@@ -174,6 +174,8 @@ def main() -> int:
     parser.add_argument("--models", default="llama3-8b", help="mlp suite: comma-separated MODELS names")
     parser.add_argument("--phase", default="prefill,decode", help="model suite: prefill, decode or both")
     parser.add_argument("--compile-mode", default="max-autotune-no-cudagraphs", help="model suite: torch.compile mode")
+    parser.add_argument("--decode-compiled", action="store_true", help="model suite: also the compiled models' decode")
+    parser.add_argument("--decode-budget-s", type=float, default=1e9, help="model suite: start no decode batch after this")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         print("torch_bench: no CUDA device on this machine; nothing to time")
@@ -191,7 +193,8 @@ def main() -> int:
             report["host_cost"] = suite_host()
     if args.suite == "model":
         from model_bench import suite_model
-        report["rows"] = suite_model(args.phase.split(","), args.compile_mode)
+        report["rows"] = suite_model(args.phase.split(","), args.compile_mode, args.decode_compiled,
+                                     args.decode_budget_s)
     with open(args.json, "w") as f:
         json.dump(report, f, indent=1)
     failed = [r for r in report.get("rows", []) if r.get("check") == "fail"]
