@@ -97,13 +97,11 @@ def _prefill(eager, patched, compiled_eager, compiled_patched, weights, compile_
     return rows
 
 
-def _graphed_decode(model, batch: int):
+def _graphed_decode(model, prompt: torch.Tensor, token: torch.Tensor):
     """One decode step at position DECODE_CONTEXT of a static cache, captured as a CUDA graph.
     Returns what the graph reads and writes, which must stay alive while it is replayed."""
     cache = StaticCache(config=model.config, max_cache_len=DECODE_CONTEXT + 16)
-    prompt = torch.randint(3, LLAMA3_8B["vocab_size"], (batch, DECODE_CONTEXT), device="cuda")
     model(prompt, past_key_values=cache, use_cache=True)
-    token = torch.randint(3, LLAMA3_8B["vocab_size"], (batch, 1), device="cuda")
     # Each layer advances its cache length on the device at every step; the graph rewinds them
     # first, so that every replay is the same step at position DECODE_CONTEXT.
     lengths = [layer.cumulative_length for layer in cache.layers]
@@ -132,7 +130,9 @@ def _decode(models, weights, compile_mode, budget_s: float) -> List[dict]:
         if time.monotonic() - started > budget_s:
             print(f"decode: stopping before batch {batch}, past the {budget_s:.0f} s budget", flush=True)
             break
-        graphs = {name: _graphed_decode(model, batch) for name, model in models.items()}
+        prompt = torch.randint(3, LLAMA3_8B["vocab_size"], (batch, DECODE_CONTEXT), device="cuda")
+        token = torch.randint(3, LLAMA3_8B["vocab_size"], (batch, 1), device="cuda")
+        graphs = {name: _graphed_decode(model, prompt, token) for name, model in models.items()}
         for g, _, _ in graphs.values():
             g.replay()
         torch.cuda.synchronize()
