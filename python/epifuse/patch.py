@@ -93,6 +93,9 @@ def patch(model: torch.nn.Module) -> PatchReport:
         found = _linears(module)
         if found is None or isinstance(module, GatedMLP):
             continue
+        if not path:
+            report.skipped.append((path, type(module).__name__, "the model itself is the MLP; patch a model that holds it"))
+            continue
         source, down, act, fused = found
         activation = _gated_activation(act)
         gate_shape_source = source.weight if fused else source[0].weight
@@ -110,7 +113,7 @@ def patch(model: torch.nn.Module) -> PatchReport:
             _release(up)
         replacement = GatedMLP.from_packed(packed, down, activation)
         object.__setattr__(replacement, "_epifuse_original", module)
-        model.set_submodule(path, replacement) if path else None
+        model.set_submodule(path, replacement)
         report.patched.append((path, type(module).__name__, activation))
     return report
 

@@ -155,3 +155,5 @@ def test_patch_leaves_cpu_models_alone_and_says_why():
     assert report.skipped == [("a", "LlamaLikeMLP", "weights on cpu; epifuse runs on a CUDA device"),
                               ("b", "QuickGeluMLP", "activation Sigmoid has no epifuse gated variant")]
     assert isinstance(model["a"], LlamaLikeMLP)
+    alone = LlamaLikeMLP()
+    assert epifuse.patch(alone).skipped == [("", "LlamaLikeMLP", "the model itself is the MLP; patch a model that holds it")]
