@@ -11,7 +11,7 @@ Rows follow epifuse-bench's schema (README "Benchmark"); the header names the GP
 import argparse
 import json
 import sys
-from typing import Dict, List
+from typing import List
 
 import torch
 import torch.nn.functional as F

@@ -109,14 +109,6 @@ class GatedMLP(torch.nn.Module):
     def packed(self) -> ops.PackedGateUp:
         return ops.PackedGateUp(self.gate_up_weight, self.gate_up_bias, self.gate_up_layout)
 
-    def load_packed(self, packed: ops.PackedGateUp) -> None:
-        """Takes an already packed gate/up weight (shapes must match)."""
-        self.gate_up_weight.copy_(packed.weight)
-        if (packed.bias is None) != (self.gate_up_bias is None):
-            raise ValueError("epifuse.nn.GatedMLP: the packed weight's bias does not match the module's")
-        if packed.bias is not None:
-            self.gate_up_bias.copy_(packed.bias)
-
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = ops.gated_mlp(x, self.packed, self.activation, self.limit, self.scale)
         return F.linear(h, self.down_proj.weight, self.down_proj.bias)
