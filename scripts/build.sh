@@ -11,7 +11,7 @@ jobs=$(nproc)
 (( jobs > mem_gb / 4 )) && jobs=$(( mem_gb / 4 ))
 (( jobs < 1 )) && jobs=1
 
-torch_args=()
+torch_args=(-DEPIFUSE_BUILD_TORCH=OFF)
 if [ "${EPIFUSE_TORCH:-1}" != "0" ]; then
   torch_args=(-DEPIFUSE_BUILD_TORCH=ON "-DPython3_EXECUTABLE=$root/.deps/python/bin/python")
 fi
