@@ -142,6 +142,8 @@ def _decode(models, weights, compile_mode, budget_s: float) -> List[dict]:
         checks = {name: {"logits_rel_l2_vs_eager": _rel_l2(logits, ref),
                          "check": "pass" if bool(torch.isfinite(logits).all()) else "fail"}
                   for name, (_, logits, _) in graphs.items()}
+        # A replay allocates nothing: decode rows carry the weights alone (the static KV cache and
+        # the graphs' memory pools are not counted).
         peaks = {name: weights / 2**20 for name in graphs}
         times = time_interleaved({name: (lambda i, g=g: g.replay()) for name, (g, _, _) in graphs.items()},
                                  rounds=100, warmup=5)
