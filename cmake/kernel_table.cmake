@@ -4,7 +4,7 @@
 # a KernelKey field; the C++ names of kernels come from name(KernelKey) alone. A row:
 #
 #   epifuse_kernel(OP gemm|gated_mlp  A <dtype> [B <dtype>] [D <dtype>]
-#                  SCHEDULE cooperative|pingpong  TILE <m> <n> <k>  [CLUSTER <m> <n>]  [SWAP_AB]
+#                  SCHEDULE cooperative|pingpong|warp_mma  TILE <m> <n> <k>  [CLUSTER <m> <n>]  [SWAP_AB]
 #                  [EPILOGUE cast|bias_activation|full|full_with_column_reductions|gated_pair]  [HAS_C]
 #                  [GROUPING none]  [DECOMPOSITION data_parallel|stream_k])
 #
@@ -28,6 +28,7 @@ set(_epifuse_cpp_dtype_e4m3 "kFP8E4M3")
 set(_epifuse_cpp_dtype_e5m2 "kFP8E5M2")
 set(_epifuse_cpp_schedule_cooperative "kCooperative")
 set(_epifuse_cpp_schedule_pingpong "kPingpong")
+set(_epifuse_cpp_schedule_warp_mma "kWarpMma")
 set(_epifuse_cpp_epilogue_cast "kCastOnly")
 set(_epifuse_cpp_epilogue_bias_activation "kBiasActivation")
 set(_epifuse_cpp_epilogue_full "kFull")
@@ -114,6 +115,10 @@ function(epifuse_kernel)
   if(K_OP STREQUAL "gated_mlp" AND NOT K_EPILOGUE STREQUAL "gated_pair" OR
      NOT K_OP STREQUAL "gated_mlp" AND K_EPILOGUE STREQUAL "gated_pair")
     message(FATAL_ERROR "kernel table: the gated_pair epilogue is the gated_mlp op's, and only its: epifuse_kernel(${row})")
+  endif()
+  if(K_SCHEDULE STREQUAL "warp_mma" AND NOT (K_OP STREQUAL "gated_mlp" AND K_SWAP_AB AND K_TILE STREQUAL "16;8;64" AND
+                                              K_CLUSTER STREQUAL "1;1" AND K_DECOMPOSITION STREQUAL "data_parallel"))
+    message(FATAL_ERROR "kernel table: warp_mma rows are gated_mlp, SWAP_AB, TILE 16 8 64, CLUSTER 1 1, data_parallel: epifuse_kernel(${row})")
   endif()
   if(K_DECOMPOSITION STREQUAL "stream_k" AND NOT K_SCHEDULE STREQUAL "cooperative")
     message(FATAL_ERROR "kernel table: CUTLASS's sm90 stream-K scheduler runs the cooperative schedule only: epifuse_kernel(${row})")

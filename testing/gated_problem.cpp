@@ -69,6 +69,7 @@ std::string GatedCase::name() const {
   if (ldx_pad) s += "_ldx+" + std::to_string(ldx_pad);
   if (ldo_pad) s += "_ldo+" + std::to_string(ldo_pad);
   if (!kernel.empty()) s += "_" + kernel;
+  if (splits != 1) s += "_splits" + std::to_string(splits);
   if (special_values) s += "_specials";
   return s;
 }
@@ -137,6 +138,7 @@ GatedProblem::GatedProblem(const GatedCase& c, std::uint64_t seed) : case_(c), s
     const std::optional<KernelKey> key = find_kernel(c.kernel);
     if (!key) throw std::runtime_error("no compiled kernel named " + c.kernel);
     args_.kernel = KernelChoice{*key};
+    args_.kernel->splits = c.splits;
   }
   std::size_t workspace_bytes = 0;
   if (Status s = gated_mlp_workspace_size(args_, nullptr, &workspace_bytes); !s.ok()) {

@@ -26,6 +26,9 @@ enum class Arch : std::uint8_t {
 enum class Schedule : std::uint8_t {
   kCooperative,  // two consumer warpgroups share each tile (tile M >= 128)
   kPingpong,     // each consumer warpgroup owns a tile; one's epilogue overlaps the other's mainloop
+  kWarpMma,      // warps run mma.sync on weight rows loaded straight into registers (no TMA, no
+                 // shared-memory staging): a few tokens, where the weight read is the whole cost;
+                 // swapped, tile = 16 weight rows x 8 tokens x 64-element k steps per warp
 };
 
 // How a launch covers its problems: one problem per launch today; grouped (MoE) launches come next.
@@ -98,8 +101,9 @@ struct KernelChoice {
   KernelKey key;
   RasterOrder raster = RasterOrder::kHeuristic;
   int swizzle = 1;  // persistent-scheduler tile swizzle: 1, 2, 4 or 8
-  // Stream-K kernels only: > 1 splits every tile's K loop into this many even shares (split-K);
-  // 1 leaves the decomposition to CUTLASS's stream-K heuristic.
+  // Stream-K kernels: > 1 splits every tile's K loop into this many even shares (split-K); 1
+  // leaves the decomposition to CUTLASS's stream-K heuristic. Warp-mma kernels: the CTAs of a
+  // cluster that share each block of weight rows' K loop (1, 2, 4 or 8).
   int splits = 1;
 };
 

@@ -15,6 +15,7 @@ const char* schedule_name(Schedule s) {
   switch (s) {
     case Schedule::kCooperative: return "coop";
     case Schedule::kPingpong: return "pingpong";
+    case Schedule::kWarpMma: return "warpmma";
   }
   return "unknown_schedule";
 }

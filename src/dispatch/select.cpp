@@ -34,9 +34,14 @@ Status check_forced(const char* op_name, Op op, Arch arch, const KernelChoice& f
   if (forced.splits < 1 || forced.splits > 32) {
     return Status::invalid_argument(named + "with splits " + std::to_string(forced.splits) + ": splits must be 1 to 32");
   }
-  if (forced.splits > 1 && forced.key.decomposition != Decomposition::kStreamK) {
+  if (forced.key.schedule == Schedule::kWarpMma) {
+    if (forced.splits != 1 && forced.splits != 2 && forced.splits != 4 && forced.splits != 8) {
+      return Status::invalid_argument(named + "with splits " + std::to_string(forced.splits) +
+                                      ": a warp-mma kernel's cluster shares the K loop among 1, 2, 4 or 8 CTAs");
+    }
+  } else if (forced.splits > 1 && forced.key.decomposition != Decomposition::kStreamK) {
     return Status::invalid_argument(named + "with splits " + std::to_string(forced.splits) +
-                                    ": only stream-K kernels split the K loop");
+                                    ": only stream-K and warp-mma kernels split the K loop");
   }
   const int raster = static_cast<int>(forced.raster);
   if (raster < 0 || raster > static_cast<int>(RasterOrder::kAlongN)) {
@@ -94,6 +99,10 @@ Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
     if (k.a != args.x_dtype || k.b != args.w.dtype || k.d != args.out_dtype) {
       return Status::invalid_argument("gated_mlp: forced kernel '" + name(k) + "' computes " + types(k.a, k.b, k.d) +
                                       ", the call " + types(args.x_dtype, args.w.dtype, args.out_dtype));
+    }
+    if (k.schedule == Schedule::kWarpMma && args.M > k.tile.n) {
+      return Status::invalid_argument("gated_mlp: forced kernel '" + name(k) + "' serves at most " +
+                                      std::to_string(k.tile.n) + " tokens, the call has " + std::to_string(args.M));
     }
     *choice = *forced;
     return Status::success();

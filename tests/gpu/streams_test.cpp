@@ -52,19 +52,25 @@ TEST_F(Streams, FirstCallInsideGraphCaptureInGlobalMode) {
   const GemmCase gemm_case = {333, 1000, 520, DType::kBF16, DType::kBF16, 0, 0,
                               {.col_bias = true, .activation = Activation::kGeluTanh, .reductions = kAmax}};
   const GatedCase gated_case = {200, 1000, 520, DType::kBF16, GatedActivation::kSwiGLU, true};
+  // Decode: the warp-mma kernel, a cluster of 4 per block of rows (its first launch sizes itself).
+  const GatedCase decode_case = {3, 1000, 4096, DType::kBF16, GatedActivation::kGeGLUTanh, true};
   GemmProblem gp(gemm_case, case_seed(gemm_case.name()));
   GatedProblem mp(gated_case, case_seed(gated_case.name()));
+  GatedProblem dp(decode_case, case_seed(decode_case.name()));
   gp.poison_outputs();
   mp.poison_output();
+  dp.poison_output();
   cudaStream_t stream;
   EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   cudaGraph_t graph;
   EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   const Status g = gemm(gp.args(), stream);
   const Status m = gated_mlp(mp.args(), stream);
+  const Status d = gated_mlp(dp.args(), stream);
   const cudaError_t captured = cudaStreamEndCapture(stream, &graph);
   ASSERT_TRUE(g.ok()) << g.to_string();
   ASSERT_TRUE(m.ok()) << m.to_string();
+  ASSERT_TRUE(d.ok()) << d.to_string();
   ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
   cudaGraphExec_t exec;
   EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
@@ -73,6 +79,7 @@ TEST_F(Streams, FirstCallInsideGraphCaptureInGlobalMode) {
   for (int replay = 0; replay < 2; ++replay) {
     gp.poison_outputs();  // NaN in D and amax: the graph itself must zero amax before its atomics
     mp.poison_output();
+    dp.poison_output();
     EPIFUSE_CHECK_CUDA(cudaGraphLaunch(exec, stream));
     EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
     const CheckReport r = check_external_output(gp, reference, gp.d().data(), gp.ldd(), DType::kBF16,
@@ -85,6 +92,8 @@ TEST_F(Streams, FirstCallInsideGraphCaptureInGlobalMode) {
     EXPECT_EQ(amax, first_amax) << "replays differ";
     const GatedReport q = check_gated_output(mp, mp.out().data(), mp.args().ldo);
     EXPECT_TRUE(q.passed) << q.text;
+    const GatedReport decode = check_gated_output(dp, dp.out().data(), dp.args().ldo);
+    EXPECT_TRUE(decode.passed) << decode.text;
   }
   EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
   EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));

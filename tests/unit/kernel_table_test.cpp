@@ -35,6 +35,10 @@ TEST(KernelTable, RowsAreBuildable) {
     const std::string n = name(k);
     EXPECT_GT(k.tile.m * k.tile.n * k.tile.k, 0) << n;
     EXPECT_TRUE(k.schedule != Schedule::kCooperative || k.tile.m >= 128) << n << ": cooperative needs tile M >= 128";
+    if (k.schedule == Schedule::kWarpMma) {  // the static_asserts of WarpMmaGatedKernel
+      EXPECT_EQ(k.op, Op::kGatedMlp) << n;
+      EXPECT_TRUE(k.swap_ab && k.tile.m == 16 && k.tile.n == 8 && k.tile.k == 64) << n;
+    }
     EXPECT_EQ(k.a, k.b) << n;
     if (k.op == Op::kGatedMlp) {
       EXPECT_EQ(k.d, k.a) << n;
@@ -80,6 +84,11 @@ TEST(KernelName, SaysWhatTheKeySays) {
   EXPECT_EQ(to_string(KernelChoice{k, RasterOrder::kAlongN, 4}),
             "sm90_gated_mlp_bf16_bf16_pingpong_128x256x64_c2x1 raster=along_n swizzle=4");
   EXPECT_EQ(to_string(KernelChoice{k, RasterOrder::kHeuristic, 1, 4}), "sm90_gated_mlp_bf16_bf16_pingpong_128x256x64_c2x1 splits=4");
+  k.schedule = Schedule::kWarpMma;
+  k.tile = {16, 8, 64};
+  k.cluster = {1, 1};
+  k.swap_ab = true;
+  EXPECT_EQ(name(k), "sm90_gated_mlp_bf16_bf16_swap_warpmma_16x8x64_c1x1");
 }
 
 // Changing any one field of a key changes its name.
@@ -96,6 +105,7 @@ TEST(KernelName, EveryFieldShowsInTheName) {
   differs([](KernelKey& k) { k.b = DType::kFP16; }, "b");
   differs([](KernelKey& k) { k.d = DType::kFP32; }, "d");
   differs([](KernelKey& k) { k.schedule = Schedule::kPingpong; }, "schedule");
+  differs([](KernelKey& k) { k.schedule = Schedule::kWarpMma; }, "schedule (warp_mma)");
   differs([](KernelKey& k) { k.tile.m = 64; }, "tile.m");
   differs([](KernelKey& k) { k.tile.n = 128; }, "tile.n");
   differs([](KernelKey& k) { k.tile.k = 128; }, "tile.k");

@@ -2,6 +2,9 @@
 // each token tiling computes, and how well the tiles fill the SMs (docs/heuristics.md has the
 // measurements: sweeps of every bf16 gated kernel over odd and even M on three models and on
 // narrow-N random shapes, bench/results/tuning/issue9/):
+//   M <= 8     -> warp_mma (kernels/sm90/warp_mma_gated_kernel.cuh): the weight read is the cost;
+//                 a cluster of 2-8 CTAs shares each block's K loop where the blocks of 16 packed
+//                 rows are fewer than three per SM (narrow weights), never delegated
 //   M <= 64    -> swapped 128x32: packed weight rows on wgmma's 64-row side, the few tokens on
 //                 its N side
 //   M <= 256 with few weight tiles (fewer 128-row weight tiles times 128-token tiles than half
@@ -51,6 +54,18 @@ constexpr Configuration kSwappedPingpong1x2 = {Schedule::kPingpong, {128, 128, 6
 constexpr Configuration kSwappedPingpong96 = {Schedule::kPingpong, {128, 96, 64}, {1, 2}, true};
 constexpr Configuration kPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
 constexpr Configuration kCooperative1x2 = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
+constexpr Configuration kWarpMma = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
+
+constexpr std::int64_t kWarpMmaMaxTokens = 8;
+constexpr int kWarpMmaMaxSplits = 8;
+
+// CTAs per block of 16 packed rows: enough blocks for three per SM, at most a cluster of 8.
+int warp_mma_splits(const GatedMlpArgs& args, std::int64_t sm_count) {
+  const std::int64_t blocks = args.w.N / 8;
+  int splits = 1;
+  while (splits < kWarpMmaMaxSplits && blocks * splits < 3 * sm_count) splits *= 2;
+  return splits;
+}
 
 constexpr double kLargeWeightBytes = 2e9;
 constexpr std::int64_t kStreamKMinK = 8192;
@@ -105,7 +120,7 @@ constexpr std::int64_t kDelegationMinK = 2048;
 }  // namespace
 
 bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps) {
-  if (args.kernel || args.w.K < kDelegationMinK) return false;
+  if (args.kernel || args.w.K < kDelegationMinK || args.M <= kWarpMmaMaxTokens) return false;
   const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
   if (args.M <= 64) return 4 * weight_tiles < caps.sm_count;
   return 4 * weight_tiles * ceil_div(args.M, 128) <= 3 * caps.sm_count;
@@ -113,16 +128,29 @@ bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps) {
 
 Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
+  const auto compiled = [&](const Configuration& c) -> const KernelKey* {
+    for (const KernelKey& k : candidates) {
+      if (k.op == Op::kGatedMlp && k.a == args.x_dtype && k.b == args.w.dtype && k.d == args.out_dtype && has_configuration(k, c)) {
+        return &k;
+      }
+    }
+    return nullptr;
+  };
+  if (args.M <= kWarpMmaMaxTokens) {
+    if (const KernelKey* k = compiled(kWarpMma)) {
+      *choice = {*k};
+      choice->splits = warp_mma_splits(args, caps.sm_count);
+      return Status::success();
+    }
+  }
   const Configuration chosen = configuration_for(args, caps.sm_count);
   Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
   whole_tiles.decomposition = Decomposition::kDataParallel;
   const Configuration fallback = args.M <= 64 ? kSwapped64 : kCooperative1x2;
   for (const Configuration& c : {chosen, whole_tiles, fallback}) {
-    for (const KernelKey& k : candidates) {
-      if (k.op == Op::kGatedMlp && k.a == args.x_dtype && k.b == args.w.dtype && k.d == args.out_dtype && has_configuration(k, c)) {
-        *choice = {k};
-        return Status::success();
-      }
+    if (const KernelKey* k = compiled(c)) {
+      *choice = {*k};
+      return Status::success();
     }
   }
   return Status::not_supported(std::string("gated_mlp: no compiled sm90 kernel serves ") + to_string(args.x_dtype) +

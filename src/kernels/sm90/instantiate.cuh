@@ -5,6 +5,7 @@
 #include "kernels/kernel_entry.hpp"
 #include "kernels/sm90/gated_mlp_kernel.cuh"
 #include "kernels/sm90/gemm_kernel.cuh"
+#include "kernels/sm90/warp_mma_gated_kernel.cuh"
 
 namespace epifuse::kernels::sm90 {
 
@@ -12,6 +13,10 @@ template <class Row>
 detail::KernelEntry make_entry() {
   if constexpr (Row::kKey.op == Op::kGemm) {
     return {Row::kKey, detail::Launcher<GemmArgs>{&GemmKernel<Row>::run, &GemmKernel<Row>::workspace_bytes}};
+  } else if constexpr (Row::kKey.schedule == Schedule::kWarpMma) {
+    static_assert(Row::kKey.op == Op::kGatedMlp, "warp_mma serves the gated MLP");
+    return {Row::kKey, detail::Launcher<GatedMlpArgs>{&WarpMmaGatedKernel<Row>::run,
+                                                      &WarpMmaGatedKernel<Row>::workspace_bytes}};
   } else {
     static_assert(Row::kKey.op == Op::kGatedMlp, "an op without an sm90 family");
     return {Row::kKey,

@@ -1,0 +1,185 @@
+// Probe: the warp-mma gated kernel's CTA variants (kernels/sm90/warp_mma_gated_kernel.cuh) at each
+// cluster size, against a plain read of the same weight bytes, for the variant rule there. Per
+// shape (N: output width, K) and token count it prints µs and % of the streaming-read bandwidth
+// (a 2 GiB read measured at start), the variant choose_variant picks, and the CTA waves of each.
+// Weights are rotated past L2; interleaved rounds, median of 15 of 20 launches each. Operands
+// hold small random values; no result is checked here (the GPU suite checks the kernel).
+//
+//   epifuse-warp-mma-probe [NxK ...]     (default: eight models' MLPs and two narrow weights)
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kernels/sm90/warp_mma_gated_kernel.cuh"
+
+namespace {
+
+using epifuse::kernels::sm90::warp_mma::Variant;
+namespace warp_mma = epifuse::kernels::sm90::warp_mma;
+
+#define PROBE_CHECK(call)                                                             \
+  do {                                                                                \
+    if (const cudaError_t err = (call); err != cudaSuccess) {                         \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(err));        \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+
+__global__ void read_kernel(const uint4* data, std::size_t count, unsigned* sink) {
+  unsigned acc = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const uint4 v = __ldcs(data + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x12345678u) sink[blockIdx.x] = acc;
+}
+
+__global__ void fill(__nv_bfloat16* p, std::size_t n, unsigned seed) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    p[i] = __float2bfloat16(((h >> 8) & 0xff) / 4096.0f - 1.0f / 32.0f);
+  }
+}
+
+double median_us(const std::function<void(int)>& launch, int reps) {
+  cudaEvent_t start, stop;
+  PROBE_CHECK(cudaEventCreate(&start));
+  PROBE_CHECK(cudaEventCreate(&stop));
+  PROBE_CHECK(cudaEventRecord(start));
+  for (int r = 0; r < reps; ++r) launch(r);
+  PROBE_CHECK(cudaEventRecord(stop));
+  PROBE_CHECK(cudaEventSynchronize(stop));
+  float ms = 0.0f;
+  PROBE_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return ms * 1000.0 / reps;
+}
+
+const char* variant_name(Variant v) {
+  switch (v) {
+    case Variant::kWide: return "wide";
+    case Variant::kPairs: return "pairs";
+    case Variant::kSingles: return "singles";
+  }
+  return "?";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::pair<long, long>> shapes;
+  for (int i = 1; i < argc; ++i) {
+    long n = 0, k = 0;
+    if (std::sscanf(argv[i], "%ldx%ld", &n, &k) != 2 || n % 16 != 0 || k % 8 != 0) {
+      std::fprintf(stderr, "usage: %s [NxK ...]  (N a multiple of 16, K of 8)\n", argv[0]);
+      return 2;
+    }
+    shapes.emplace_back(n, k);
+  }
+  if (shapes.empty()) {
+    shapes = {{8192, 2048},  {8192, 3072},  {9728, 2560},  {18944, 3584}, {14336, 4096},
+              {14336, 3584}, {17920, 5120}, {28672, 8192}, {512, 29952},  {1024, 16384}};
+  }
+  int sms = 0;
+  PROBE_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  cudaDeviceProp prop{};
+  PROBE_CHECK(cudaGetDeviceProperties(&prop, 0));
+  unsigned* sink = nullptr;
+  PROBE_CHECK(cudaMalloc(&sink, 4096 * sizeof(unsigned)));
+  const int read_blocks = std::min(sms * 8, 4096);
+  double read_gbps = 0.0;
+  {
+    const std::size_t bytes = std::size_t{2} << 30;
+    void* src = nullptr;
+    PROBE_CHECK(cudaMalloc(&src, bytes));
+    PROBE_CHECK(cudaMemset(src, 0, bytes));
+    auto read = [&](int) { read_kernel<<<read_blocks, 256>>>(static_cast<const uint4*>(src), bytes / 16, sink); };
+    std::vector<double> t;
+    for (int i = 0; i < 9; ++i) t.push_back(median_us(read, 4));
+    std::sort(t.begin(), t.end());
+    read_gbps = bytes / (t[4] * 1e3);
+    cudaFree(src);
+  }
+  const int resident[] = {warp_mma::resident_ctas_per_sm<__nv_bfloat16, Variant::kWide>(),
+                          warp_mma::resident_ctas_per_sm<__nv_bfloat16, Variant::kPairs>(),
+                          warp_mma::resident_ctas_per_sm<__nv_bfloat16, Variant::kSingles>()};
+  std::printf("%s, %d SMs, read bandwidth %.0f GB/s; resident CTAs per SM: wide %d, pairs %d, singles %d\n", prop.name,
+              sms, read_gbps, resident[0], resident[1], resident[2]);
+
+  for (const auto& shape : shapes) {
+    const long N = shape.first, K = shape.second;
+    const std::size_t weight_bytes = std::size_t{4} * N * K;
+    const int copies = static_cast<int>(std::max<std::size_t>(2, (std::size_t{400} << 20) / weight_bytes + 1));
+    std::vector<__nv_bfloat16*> weights(copies);
+    for (auto*& w : weights) {
+      PROBE_CHECK(cudaMalloc(&w, weight_bytes));
+      fill<<<1024, 256>>>(w, weight_bytes / 2, 7);
+    }
+    __nv_bfloat16 *x = nullptr, *out = nullptr;
+    PROBE_CHECK(cudaMalloc(&x, 8 * K * 2));
+    PROBE_CHECK(cudaMalloc(&out, 8 * N * 2));
+    fill<<<64, 256>>>(x, 8 * K, 11);
+    const std::int64_t blocks = N / 8;
+    int rule_splits = 1;
+    while (rule_splits < warp_mma::kMaxSplits && blocks * rule_splits < 3 * sms) rule_splits *= 2;
+    for (int M : {1, 8}) {
+      std::vector<std::string> names;
+      std::vector<std::function<void(int)>> launches;
+      for (int splits : {1, 2, 4, 8}) {
+        if (splits != 1 && splits != rule_splits && splits != 2 * rule_splits) continue;
+        const std::int64_t steps = (K + warp_mma::kStepK - 1) / warp_mma::kStepK;
+        for (Variant v : {Variant::kWide, Variant::kPairs, Variant::kSingles}) {
+          const std::int64_t ctas = blocks / warp_mma::groups_of(v) * splits;
+          const double waves = static_cast<double>(ctas) / (resident[static_cast<int>(v)] * sms);
+          char label[96];
+          std::snprintf(label, sizeof label, "%-7s splits %d (%.2f waves)%s", variant_name(v), splits, waves,
+                        v == warp_mma::choose_variant<__nv_bfloat16>(blocks, splits, sms) && splits == rule_splits
+                            ? "  <- dispatch"
+                            : "");
+          names.push_back(label);
+          launches.push_back([&, v, splits, steps, M](int r) {
+            const warp_mma::Params p{x, K, M, weights[r % copies], K, K, nullptr, out, N, (steps + splits - 1) / splits, {}};
+            cudaError_t launched = cudaSuccess;
+            switch (v) {
+              case Variant::kWide: launched = warp_mma::launch<__nv_bfloat16, Variant::kWide>(p, blocks, splits, nullptr); break;
+              case Variant::kPairs: launched = warp_mma::launch<__nv_bfloat16, Variant::kPairs>(p, blocks, splits, nullptr); break;
+              case Variant::kSingles: launched = warp_mma::launch<__nv_bfloat16, Variant::kSingles>(p, blocks, splits, nullptr); break;
+            }
+            PROBE_CHECK(launched);
+          });
+        }
+      }
+      names.push_back("read kernel, same bytes");
+      launches.push_back([&](int r) {
+        read_kernel<<<read_blocks, 256>>>(reinterpret_cast<const uint4*>(weights[r % copies]), weight_bytes / 16, sink);
+      });
+      for (auto& launch : launches) launch(0);
+      PROBE_CHECK(cudaDeviceSynchronize());
+      std::vector<std::vector<double>> t(launches.size());
+      for (int round = 0; round < 15; ++round) {
+        for (std::size_t i = 0; i < launches.size(); ++i) t[i].push_back(median_us(launches[i], 20));
+      }
+      std::printf("M=%d N=%ld K=%ld weight %.1f MB\n", M, N, K, weight_bytes / 1e6);
+      for (std::size_t i = 0; i < launches.size(); ++i) {
+        std::sort(t[i].begin(), t[i].end());
+        const double us = t[i][t[i].size() / 2];
+        std::printf("  %8.2f us %5.1f %%  %s\n", us, 100.0 * weight_bytes / (us * 1e3) / read_gbps, names[i].c_str());
+      }
+    }
+    for (auto* w : weights) cudaFree(w);
+    cudaFree(x);
+    cudaFree(out);
+  }
+  cudaFree(sink);
+  return 0;
+}
