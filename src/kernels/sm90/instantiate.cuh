@@ -1,13 +1,19 @@
-// What a generated sm90 kernel source compiles: the family of its row's op, packaged as the
-// registry entry `const detail::KernelEntry& epifuse::kernels::entry_<id>()`.
+// What a generated sm90 kernel source compiles: the family of its row's op and schedule, packaged
+// as the registry entry `const detail::KernelEntry& epifuse::kernels::entry_<id>()`. The generated
+// source includes its family's header before this one (cmake/kernel_table.cmake), so that an edit
+// to one family recompiles that family's rows only.
 #pragma once
 
 #include "kernels/kernel_entry.hpp"
-#include "kernels/sm90/gated_mlp_kernel.cuh"
-#include "kernels/sm90/gemm_kernel.cuh"
-#include "kernels/sm90/warp_mma_gated_kernel.cuh"
 
 namespace epifuse::kernels::sm90 {
+
+template <class Row>
+struct GemmKernel;  // gemm_kernel.cuh
+template <class Row>
+struct GatedMlpKernel;  // gated_mlp_kernel.cuh
+template <class Row>
+struct WarpMmaGatedKernel;  // warp_mma_gated_kernel.cuh
 
 template <class Row>
 detail::KernelEntry make_entry() {

@@ -97,6 +97,9 @@ __global__ void __launch_bounds__(kWarps * 32) gated_kernel(const Params p) {
   const std::int64_t steps = (p.K + kStepK - 1) / kStepK;
   const std::int64_t begin = split * p.steps_per_split;
   const std::int64_t end = min(begin + p.steps_per_split, steps);
+  // A CTA may write into the first CTA's shared memory only once that CTA runs: arrive now, wait
+  // before the write, so the main loop hides the wait.
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
 
   float acc[kGroups][4] = {};
   const uint4 zero = make_uint4(0, 0, 0, 0);
@@ -143,6 +146,7 @@ __global__ void __launch_bounds__(kWarps * 32) gated_kernel(const Params p) {
     for (int i = 0; i < 4; ++i) by_warp[warp][r * 4 + i][lane] = acc[r][i];
   }
   __syncthreads();
+  asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");
   if (warp == 0) {
     float* into = cluster.map_shared_rank(&by_split[split][0][0], 0);
 #pragma unroll
