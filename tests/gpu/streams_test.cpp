@@ -52,8 +52,10 @@ TEST_F(Streams, FirstCallInsideGraphCaptureInGlobalMode) {
   const GemmCase gemm_case = {333, 1000, 520, DType::kBF16, DType::kBF16, 0, 0,
                               {.col_bias = true, .activation = Activation::kGeluTanh, .reductions = kAmax}};
   const GatedCase gated_case = {200, 1000, 520, DType::kBF16, GatedActivation::kSwiGLU, true};
-  // Decode: the warp-mma kernel, a cluster of 4 per block of rows (its first launch sizes itself).
-  const GatedCase decode_case = {3, 1000, 4096, DType::kBF16, GatedActivation::kGeGLUTanh, true};
+  // The warp-mma kernel, forced, a cluster of 4 per block of rows (its first launch sizes itself).
+  GatedCase decode_case = {3, 1000, 4096, DType::kBF16, GatedActivation::kGeGLUTanh, true};
+  decode_case.kernel = "sm90_gated_mlp_bf16_bf16_swap_warpmma_16x8x64_c1x1";
+  decode_case.splits = 4;
   GemmProblem gp(gemm_case, case_seed(gemm_case.name()));
   GatedProblem mp(gated_case, case_seed(gated_case.name()));
   GatedProblem dp(decode_case, case_seed(decode_case.name()));

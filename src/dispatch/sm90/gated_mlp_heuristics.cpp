@@ -2,9 +2,6 @@
 // each token tiling computes, and how well the tiles fill the SMs (docs/heuristics.md has the
 // measurements: sweeps of every bf16 gated kernel over odd and even M on three models and on
 // narrow-N random shapes, bench/results/tuning/issue9/):
-//   M <= 8     -> warp_mma (kernels/sm90/warp_mma_gated_kernel.cuh): the weight read is the cost;
-//                 a cluster of 2-8 CTAs shares each block's K loop where the blocks of 16 packed
-//                 rows are fewer than three per SM (narrow weights), never delegated
 //   M <= 64    -> swapped 128x32: packed weight rows on wgmma's 64-row side, the few tokens on
 //                 its N side
 //   M <= 256 with few weight tiles (fewer 128-row weight tiles times 128-token tiles than half
@@ -35,6 +32,9 @@
 // A cluster of 2 along M pads an odd t to even, and the padded tile costs a whole one; worse,
 // its CTAs run ahead of the others, which breaks the L2 reuse of weight tiles: at 777x28672x8192
 // the 2x1 kernel read 3.2 GB from DRAM for a 0.94 GB weight (ncu), 1.24x the time of M = 1024.
+// The warp-mma kernels (up to 8 tokens) are compiled but not chosen: in the bench's grid they ran
+// 0.90-1.04x the swapped 128x32 kernel's time on the catalogue MLPs (docs/heuristics.md); a caller
+// may force one.
 // An element type compiled with fewer kernels (fp16) falls back to its swapped 128x64 kernel
 // (M <= 64) or its cooperative 128x256 1x2 kernel.
 #include <algorithm>
@@ -54,18 +54,6 @@ constexpr Configuration kSwappedPingpong1x2 = {Schedule::kPingpong, {128, 128, 6
 constexpr Configuration kSwappedPingpong96 = {Schedule::kPingpong, {128, 96, 64}, {1, 2}, true};
 constexpr Configuration kPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
 constexpr Configuration kCooperative1x2 = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
-constexpr Configuration kWarpMma = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
-
-constexpr std::int64_t kWarpMmaMaxTokens = 8;
-constexpr int kWarpMmaMaxSplits = 8;
-
-// CTAs per block of 16 packed rows: enough blocks for three per SM, at most a cluster of 8.
-int warp_mma_splits(const GatedMlpArgs& args, std::int64_t sm_count) {
-  const std::int64_t blocks = args.w.N / 8;
-  int splits = 1;
-  while (splits < kWarpMmaMaxSplits && blocks * splits < 3 * sm_count) splits *= 2;
-  return splits;
-}
 
 constexpr double kLargeWeightBytes = 2e9;
 constexpr std::int64_t kStreamKMinK = 8192;
@@ -120,7 +108,7 @@ constexpr std::int64_t kDelegationMinK = 2048;
 }  // namespace
 
 bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps) {
-  if (args.kernel || args.w.K < kDelegationMinK || args.M <= kWarpMmaMaxTokens) return false;
+  if (args.kernel || args.w.K < kDelegationMinK) return false;
   const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
   if (args.M <= 64) return 4 * weight_tiles < caps.sm_count;
   return 4 * weight_tiles * ceil_div(args.M, 128) <= 3 * caps.sm_count;
@@ -136,13 +124,6 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
     }
     return nullptr;
   };
-  if (args.M <= kWarpMmaMaxTokens) {
-    if (const KernelKey* k = compiled(kWarpMma)) {
-      *choice = {*k};
-      choice->splits = warp_mma_splits(args, caps.sm_count);
-      return Status::success();
-    }
-  }
   const Configuration chosen = configuration_for(args, caps.sm_count);
   Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
   whole_tiles.decomposition = Decomposition::kDataParallel;

@@ -103,23 +103,36 @@ __global__ void __launch_bounds__(kWarps * 32) gated_kernel(const Params p) {
 
   float acc[kGroups][4] = {};
   const uint4 zero = make_uint4(0, 0, 0, 0);
-  for (std::int64_t first = begin + warp; first < end; first += kWarps * kUnroll) {
+  // Each CTA starts its K loop at its own step and wraps around, so that the CTAs running at once
+  // read at scattered offsets of their rows rather than all at the same one (rows lie a power of
+  // two of bytes apart in most models). Offsets count elements from this lane's first column of
+  // the split (32-bit: K < 2^31).
+  const int count = static_cast<int>(max(end - begin, std::int64_t{0}));
+  const int rotation = count > 0 ? static_cast<int>(blockIdx.x / splits * 37ull % count) : 0;
+  const std::int64_t first_column = begin * kStepK + 16 * t;
+  const int columns_left = static_cast<int>(p.K - first_column);
+  const Element* gate_rows[kGroups];
+#pragma unroll
+  for (int r = 0; r < kGroups; ++r) gate_rows[r] = w + ((first_block + r) * 16 + g) * p.ldw + first_column;
+  const std::int64_t up_rows = 8 * p.ldw;  // the up row lies 8 rows below its gate row
+  const Element* x_row = x + g * p.ldx + first_column;
+  for (int first = warp; first < count; first += kWarps * kUnroll) {
     // All loads of kUnroll steps first, then their mmas: bytes in flight hide the memory latency.
     uint4 gate[kUnroll][kGroups][2], up[kUnroll][kGroups][2], xs[kUnroll][2];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const std::int64_t step = first + u * kWarps;
+      const int i = first + u * kWarps;
+      const int step = i + rotation < count ? i + rotation : i + rotation - count;
 #pragma unroll
       for (int c = 0; c < 2; ++c) {
-        const std::int64_t k = step * kStepK + 16 * t + 8 * c;
-        const bool in_k = step < end && k < p.K;  // K is a multiple of 8: chunks are whole or absent
+        const int offset = step * kStepK + 8 * c;
+        const bool in_k = i < count && offset < columns_left;  // K is a multiple of 8: chunks are whole or absent
 #pragma unroll
         for (int r = 0; r < kGroups; ++r) {
-          const Element* gate_row = w + ((first_block + r) * 16 + g) * p.ldw + k;
-          gate[u][r][c] = in_k ? __ldcs(reinterpret_cast<const uint4*>(gate_row)) : zero;
-          up[u][r][c] = in_k ? __ldcs(reinterpret_cast<const uint4*>(gate_row + 8 * p.ldw)) : zero;
+          gate[u][r][c] = in_k ? __ldcs(reinterpret_cast<const uint4*>(gate_rows[r] + offset)) : zero;
+          up[u][r][c] = in_k ? __ldcs(reinterpret_cast<const uint4*>(gate_rows[r] + up_rows + offset)) : zero;
         }
-        xs[u][c] = in_k && g < p.M ? __ldg(reinterpret_cast<const uint4*>(x + g * p.ldx + k)) : zero;
+        xs[u][c] = in_k && g < p.M ? __ldg(reinterpret_cast<const uint4*>(x_row + offset)) : zero;
       }
     }
 #pragma unroll
