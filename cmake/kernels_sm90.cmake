@@ -47,7 +47,8 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 128 64 SWAP_AB 
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 SWAP_AB)
 # 96-token tiles where they pad less than 128-token ones (129-192 tokens: 192 rows, not 256).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 96 64 CLUSTER 1 2 SWAP_AB)
-# Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation.
+# Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. Forced
+# only: dispatch keeps the swapped 128x32 kernel (docs/heuristics.md).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)

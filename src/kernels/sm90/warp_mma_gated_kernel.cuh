@@ -1,6 +1,8 @@
 // The gated MLP for a few tokens (decode), where the run time is the weight read: warps stream
 // packed weight rows from global memory straight into mma.sync A fragments (no TMA, no shared
-// memory staging, no wgmma tile of 64 rows to fill), the tokens on the 8-wide N side.
+// memory staging, no wgmma tile of 64 rows to fill), the tokens on the 8-wide N side. Forced only:
+// dispatch keeps the swapped CUTLASS kernel, which it did not beat on enough models
+// (docs/heuristics.md).
 //
 // Work: a CTA owns kGroups blocks of 16 packed rows (8 gate rows, then their 8 up rows:
 // packing/gate_up.hpp), its warps share the K loop in 64-element steps, and `splits` CTAs of a
@@ -222,10 +224,11 @@ int resident_ctas_per_sm() {
   return ctas;
 }
 
-// Measured on an H200 over eight models' MLPs and two narrow weights at 1 and 8 tokens
-// (docs/heuristics.md): a CTA count that is either many waves of the GPU's resident CTAs (the
-// last wave is a small share) or less than one (every CTA streams from the start to the end) ran
-// fastest; one to two waves left SMs idle at the end.
+// Read off epifuse-warp-mma-probe on an H200 (eight models' MLPs and two narrow weights, 1 and 8
+// tokens): a CTA count of either many waves of the resident CTAs (the last wave is a small share)
+// or less than one (every CTA streams from start to end) ran fastest; one to two waves left SMs
+// idle at the end. With this kernel the choice was within 5 % of the fastest variant on the
+// MLPs and 14-15 % behind it on the narrow weights (bench/results/tuning/issue9/warp-mma/).
 template <class Element>
 Variant choose_variant(std::int64_t blocks, int splits, int sm_count) {
   const auto waves = [&](Variant v, int resident) {
