@@ -29,7 +29,7 @@ GatedActivation parse_gated_activation(std::string_view name) {
 }  // namespace
 
 PackedGateUp packed_gate_up(const at::Tensor& packed_weight, const std::optional<at::Tensor>& packed_bias,
-                            std::int64_t layout, const char* op, at::Tensor* bias32) {
+                            std::int64_t layout, const char* op) {
   TORCH_CHECK_VALUE(packed_weight.dim() == 2 && packed_weight.size(0) % 2 == 0, op,
                     ": the packed weight must be 2-D [2N, K], not ", packed_weight.sizes());
   const RowMajorView w = row_major_view(packed_weight, op, "packed weight");
@@ -42,10 +42,16 @@ PackedGateUp packed_gate_up(const at::Tensor& packed_weight, const std::optional
   packed.layout = static_cast<GateUpLayout>(static_cast<std::uint32_t>(layout));
   if (packed_bias) {
     check_device(*packed_bias, packed_weight.device(), op, "packed bias");
-    *bias32 = fp32_vector(*packed_bias, w.rows, op, "packed bias");
-    packed.bias = bias32->data_ptr<float>();
+    check_vector(*packed_bias, w.rows, op, "packed bias");
   }
   return packed;
+}
+
+void attach_packed_bias(const std::optional<at::Tensor>& packed_bias, const char* op, PackedGateUp* packed,
+                        at::Tensor* bias32) {
+  if (!packed_bias) return;
+  *bias32 = fp32_vector(*packed_bias, 2 * packed->N, op, "packed bias");
+  packed->bias = bias32->data_ptr<float>();
 }
 
 at::Tensor gated_mlp(const at::Tensor& x, const at::Tensor& packed_weight, const std::optional<at::Tensor>& packed_bias,
@@ -56,8 +62,7 @@ at::Tensor gated_mlp(const at::Tensor& x, const at::Tensor& packed_weight, const
   const RowMajorView in = row_major_view(x, kOp, "x");
 
   GatedMlpArgs args;
-  at::Tensor bias32;
-  args.w = packed_gate_up(packed_weight, packed_bias, layout, kOp, &bias32);
+  args.w = packed_gate_up(packed_weight, packed_bias, layout, kOp);
   TORCH_CHECK_VALUE(in.cols == args.w.K, kOp, ": x has ", in.cols, " features but the packed weight has K = ", args.w.K);
   std::vector<std::int64_t> out_sizes(x.sizes().begin(), x.sizes().end());
   out_sizes.back() = args.w.N;
@@ -74,6 +79,12 @@ at::Tensor gated_mlp(const at::Tensor& x, const at::Tensor& packed_weight, const
   args.activation = parse_gated_activation(activation);
   if (limit) args.limit = static_cast<float>(*limit);
   args.scale = static_cast<float>(scale);
+
+  // The C++ rules before the bias is attached: a call they reject launches nothing, not even the
+  // bias's conversion. A converted bias is a fresh fp32 tensor, which meets the bias's own rules.
+  raise_if_error(validate_gated_mlp_args(args), kOp);
+  at::Tensor bias32;
+  attach_packed_bias(packed_bias, kOp, &args.w, &bias32);
 
   const c10::cuda::CUDAGuard guard(device);
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream(device.index()).stream();

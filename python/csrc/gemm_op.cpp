@@ -60,11 +60,9 @@ at::Tensor gemm(const at::Tensor& x, const at::Tensor& weight, const std::option
   args.epilogue.alpha = static_cast<float>(alpha);
   args.epilogue.activation = parse_activation(activation);
 
-  at::Tensor bias32;
   if (bias) {
     check_device(*bias, device, kOp, "bias");
-    bias32 = fp32_vector(*bias, b.rows, kOp, "bias");
-    args.epilogue.col_bias = bias32.data_ptr<float>();
+    check_vector(*bias, b.rows, kOp, "bias");
   }
   if (residual) {
     check_device(*residual, device, kOp, "residual");
@@ -76,6 +74,15 @@ at::Tensor gemm(const at::Tensor& x, const at::Tensor& weight, const std::option
     args.epilogue.residual = c.data;
     args.epilogue.ldc = c.ld;
     args.epilogue.beta = static_cast<float>(beta);
+  }
+
+  // The C++ rules before the bias is attached: a call they reject launches nothing, not even the
+  // bias's conversion. A converted bias is a fresh fp32 tensor, which meets the bias's own rules.
+  raise_if_error(validate_gemm_args(args), kOp);
+  at::Tensor bias32;
+  if (bias) {
+    bias32 = fp32_vector(*bias, b.rows, kOp, "bias");
+    args.epilogue.col_bias = bias32.data_ptr<float>();
   }
 
   const c10::cuda::CUDAGuard guard(device);

@@ -28,9 +28,15 @@ std::vector<at::Tensor> pack_gate_up(const at::Tensor& gate, const at::Tensor& u
 std::vector<at::Tensor> unpack_gate_up(const at::Tensor& packed_weight, const std::optional<at::Tensor>& packed_bias,
                                        std::int64_t layout);
 
-// The packed weight the C++ API reads, from its tensors; raises on a tensor it cannot read. A bias
-// that is not fp32 is converted into *bias32, which must outlive the call that reads it.
+// The packed weight the C++ API reads, from its tensors, without its bias (checked, not yet
+// attached); raises on a tensor it cannot read.
 PackedGateUp packed_gate_up(const at::Tensor& packed_weight, const std::optional<at::Tensor>& packed_bias,
-                            std::int64_t layout, const char* op, at::Tensor* bias32);
+                            std::int64_t layout, const char* op);
+
+// Attaches the packed bias; one that is not fp32 is converted into *bias32, which must outlive the
+// call that reads it. Ops call it after the C++ rules passed, so that a rejected call has launched
+// no conversion.
+void attach_packed_bias(const std::optional<at::Tensor>& packed_bias, const char* op, PackedGateUp* packed,
+                        at::Tensor* bias32);
 
 }  // namespace epifuse::torch_ops

@@ -62,8 +62,9 @@ std::vector<at::Tensor> unpack_gate_up(const at::Tensor& packed_weight, const st
   constexpr const char* kOp = "epifuse.unpack_gate_up";
   const c10::Device device = packed_weight.device();
   check_on_cuda(packed_weight, kOp, "packed weight");
+  PackedGateUp packed = packed_gate_up(packed_weight, packed_bias, layout, kOp);
   at::Tensor bias32;
-  const PackedGateUp packed = packed_gate_up(packed_weight, packed_bias, layout, kOp, &bias32);
+  attach_packed_bias(packed_bias, kOp, &packed, &bias32);
   at::Tensor gate = at::empty({packed.N, packed.K}, packed_weight.options());
   at::Tensor up = at::empty({packed.N, packed.K}, packed_weight.options());
   at::Tensor gate_bias, up_bias;

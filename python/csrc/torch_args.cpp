@@ -51,11 +51,15 @@ RowMajorView row_major_view(const at::Tensor& t, const char* op, const char* wha
   return {t.data_ptr(), rows, cols, ld, epifuse_dtype(t.scalar_type(), op, what)};
 }
 
-at::Tensor fp32_vector(const at::Tensor& bias, std::int64_t n, const char* op, const char* what) {
+void check_vector(const at::Tensor& bias, std::int64_t n, const char* op, const char* what) {
   TORCH_CHECK_VALUE(bias.dim() == 1 && bias.size(0) == n, op, ": ", what, " must have shape [", n, "], not ",
                     bias.sizes());
   TORCH_CHECK_TYPE(at::isFloatingType(bias.scalar_type()), op, ": ", what, " has dtype ", bias.scalar_type(),
                    "; it must be a floating-point tensor");
+}
+
+at::Tensor fp32_vector(const at::Tensor& bias, std::int64_t n, const char* op, const char* what) {
+  check_vector(bias, n, op, what);
   return bias.to(at::kFloat).contiguous();
 }
 

@@ -33,6 +33,9 @@ void check_device(const at::Tensor& t, const c10::Device& device, const char* op
 // cannot be read that way (the last dimension strided, leading dimensions not collapsible).
 RowMajorView row_major_view(const at::Tensor& t, const char* op, const char* what);
 
+// Checks that a bias is a 1-D floating-point tensor of `n` values, converting nothing.
+void check_vector(const at::Tensor& bias, std::int64_t n, const char* op, const char* what);
+
 // An fp32 contiguous 1-D copy of a bias (no copy when it already is one), checked to hold `n`.
 at::Tensor fp32_vector(const at::Tensor& bias, std::int64_t n, const char* op, const char* what);
 

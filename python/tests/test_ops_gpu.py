@@ -138,6 +138,22 @@ def test_bad_input_raises_the_status_message(generator):
             call()
 
 
+def test_a_call_the_rules_reject_launches_no_bias_conversion(generator):
+    x, w, _ = gemm_case(generator, 16, 256, 512, bias=False)
+    bias16 = cuda(random_matrix((256,), BF16, generator))
+    packed = epifuse.pack_gate_up(w[:128], w[128:])
+    with_bf16_bias = epifuse.PackedGateUp(packed.weight, bias16, packed.layout)
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        with pytest.raises(ValueError, match="invalid argument: gemm"):
+            epifuse.gemm(x[:, 1:], w[:, 1:], bias16)  # x and the weight 2 bytes off 16-byte alignment
+        with pytest.raises(ValueError, match="limit"):
+            epifuse.gated_mlp(x, with_bf16_bias, limit=-1.0)
+        torch.cuda.synchronize()
+    launched = [e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    assert launched == [], launched
+
+
 def test_autograd_inputs_are_refused_and_no_grad_runs(generator):
     x, w, b = gemm_case(generator, 8, 256, 256)
     x.requires_grad_(True)
