@@ -211,6 +211,7 @@ class GatedShapeRun {
                            {RasterOrder::kHeuristic, 8, "auto"}};
     for (const KernelKey& k : compiled_kernels(Op::kGatedMlp)) {
       if (k.a != DType::kBF16) continue;
+      if (k.schedule == Schedule::kWarpMma && set(0).args.M > k.tile.n) continue;  // its token limit
       for (const Knobs& knob : knobs) {
         if ((k.swap_ab || !options_.sweep_knobs) && knob.swizzle != 1) continue;
         const Launch launch = forced({k, knob.raster, knob.swizzle});

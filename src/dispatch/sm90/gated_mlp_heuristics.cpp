@@ -33,7 +33,7 @@
 // its CTAs run ahead of the others, which breaks the L2 reuse of weight tiles: at 777x28672x8192
 // the 2x1 kernel read 3.2 GB from DRAM for a 0.94 GB weight (ncu), 1.24x the time of M = 1024.
 // The warp-mma kernels (up to 8 tokens) are compiled but not chosen: against the swapped 128x32
-// kernel, same run, they were 1.15x faster on one catalogue MLP, 0.89x on another and within 4 %
+// kernel, same run, they were 1.15x faster on one catalogue MLP, 0.89x on another and within 4.2 %
 // on the rest (docs/heuristics.md); a caller may force one.
 // An element type compiled with fewer kernels (fp16) falls back to its swapped 128x64 kernel
 // (M <= 64) or its cooperative 128x256 1x2 kernel.
