@@ -34,8 +34,8 @@ PackedGateUp packed_gate_up(const at::Tensor& packed_weight, const std::optional
                             std::int64_t layout, const char* op);
 
 // Attaches the packed bias; one that is not fp32 is converted into *bias32, which must outlive the
-// call that reads it. Ops call it after the C++ rules passed, so that a rejected call has launched
-// no conversion.
+// call that reads it. gated_mlp calls it after the C++ rules passed, so that a call they reject has
+// launched no conversion; unpack_gate_up, whose C++ call checks its own rules, before that call.
 void attach_packed_bias(const std::optional<at::Tensor>& packed_bias, const char* op, PackedGateUp* packed,
                         at::Tensor* bias32);
 
