@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bench/baselines/cublaslt_gemm.hpp"
+#include "bench/harness/stream_read.cuh"
 #include "bench/harness/timing.hpp"
 #include "testing/device_buffer.hpp"
 #include "testing/random.hpp"
@@ -12,17 +13,6 @@ namespace {
 
 constexpr std::size_t kStreamBytes = std::size_t{2} << 30;  // 2 GiB: far past any L2
 constexpr std::int64_t kPeakSizes[] = {8192, 16384};
-
-// Each thread sums 16-byte loads; one word per block is written so the loads stay live.
-__global__ void read_kernel(const uint4* data, std::size_t count, unsigned* sink) {
-  unsigned acc = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const uint4 v = __ldcs(data + i);
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x12345678u) sink[blockIdx.x] = acc;
-}
 
 }  // namespace
 
@@ -42,7 +32,7 @@ Ceilings measure_ceilings() {
     const int blocks = std::min(sms * 8, 4096);
     const Timing read = time_interleaved(
         {[&](int, cudaStream_t stream) {
-          read_kernel<<<blocks, 256, 0, stream>>>(src.as<const uint4>(), kStreamBytes / sizeof(uint4), sink.as<unsigned>());
+          stream_read_kernel<<<blocks, 256, 0, stream>>>(src.as<const uint4>(), kStreamBytes / sizeof(uint4), sink.as<unsigned>());
         }},
         {200.0, 4, 3, 30})[0];
     c.read_gbps = kStreamBytes / (read.median_us * 1e3);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/harness/stream_read.cuh"
 #include "kernels/sm90/warp_mma_gated_kernel.cuh"
 
 namespace {
@@ -29,16 +30,6 @@ namespace warp_mma = epifuse::kernels::sm90::warp_mma;
       std::exit(1);                                                                   \
     }                                                                                 \
   } while (0)
-
-__global__ void read_kernel(const uint4* data, std::size_t count, unsigned* sink) {
-  unsigned acc = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const uint4 v = __ldcs(data + i);
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x12345678u) sink[blockIdx.x] = acc;
-}
 
 __global__ void fill(__nv_bfloat16* p, std::size_t n, unsigned seed) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
@@ -103,7 +94,9 @@ int main(int argc, char** argv) {
     void* src = nullptr;
     PROBE_CHECK(cudaMalloc(&src, bytes));
     PROBE_CHECK(cudaMemset(src, 0, bytes));
-    auto read = [&](int) { read_kernel<<<read_blocks, 256>>>(static_cast<const uint4*>(src), bytes / 16, sink); };
+    auto read = [&](int) {
+      epifuse::bench::stream_read_kernel<<<read_blocks, 256>>>(static_cast<const uint4*>(src), bytes / 16, sink);
+    };
     std::vector<double> t;
     for (int i = 0; i < 9; ++i) t.push_back(median_us(read, 4));
     std::sort(t.begin(), t.end());
@@ -161,7 +154,7 @@ int main(int argc, char** argv) {
       }
       names.push_back("read kernel, same bytes");
       launches.push_back([&](int r) {
-        read_kernel<<<read_blocks, 256>>>(reinterpret_cast<const uint4*>(weights[r % copies]), weight_bytes / 16, sink);
+        epifuse::bench::stream_read_kernel<<<read_blocks, 256>>>(reinterpret_cast<const uint4*>(weights[r % copies]), weight_bytes / 16, sink);
       });
       for (auto& launch : launches) launch(0);
       PROBE_CHECK(cudaDeviceSynchronize());
