@@ -44,7 +44,7 @@ struct CommonOptions {
   std::vector<std::int64_t> tokens;
   bool check = true, sweep = false, sweep_knobs = false, quick = false, graphs = false, grid = false;
   int grid_every = 1, random = 0;
-  std::int64_t graphs_up_to = 256, m_max = 16384;
+  std::int64_t graphs_up_to = 256, m_min = 1, m_max = 16384;
   std::uint64_t seed = 1;
 
   void add_to(CLI::App* cmd, const Suite& suite) {
@@ -62,6 +62,8 @@ struct CommonOptions {
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--seed", seed, "seed of --random's draws");
     cmd->add_option("--m-max", m_max, "--grid and --random: only shapes of at most this many tokens")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--m-min", m_min, "--grid and --random: only shapes of at least this many tokens")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--graphs-up-to", graphs_up_to, "with --grid or --random: CUDA-graph timing for M up to this");
     cmd->add_option("--epilogues", epilogues, "gemm: time only these epilogues (none is always timed)")->delimiter(',');
@@ -96,7 +98,9 @@ struct CommonOptions {
     }
     const std::vector<Shape> r = random_shapes(random, seed, suite.gated_model_gemms);
     out.insert(out.end(), r.begin(), r.end());
-    std::erase_if(out, [this](const Shape& s) { return (s.suite == "grid" || s.suite == "random") && s.M > m_max; });
+    std::erase_if(out, [this](const Shape& s) {
+      return (s.suite == "grid" || s.suite == "random") && (s.M < m_min || s.M > m_max);
+    });
     return out.empty() ? suite.default_shapes : out;
   }
 };

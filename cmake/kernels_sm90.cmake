@@ -34,9 +34,10 @@ epifuse_kernel(OP gemm A fp16 D fp32 SCHEDULE cooperative TILE 128 128 64 EPILOG
 # Fused gated MLP. Tiles are in the GEMM actually run: unswapped, N spans the packed gate/up
 # rows (twice the outputs); swapped, M does and the tokens are N. bf16 is what dispatch is tuned
 # for. Swept and dropped: a cooperative 2x1 and a swapped 128x64 (bench/results/tuning/
-# gated-sweep-*.json); a pingpong 2x1, swapped cooperative 128x256 (1x1, 1x2), swapped 128x160
-# and a pingpong 64x256, and for 193-224 tokens a swapped cooperative 128x208 and a swapped
-# pingpong 128x112 1x2 (0.24-0.58x cuBLASLt + act·mul; bench/results/tuning/issue9/).
+# gated-sweep-*.json); a pingpong 2x1, swapped cooperative 128x256 (1x1, 1x2) and a pingpong
+# 64x256; a swapped cooperative 128x208 and a swapped pingpong 128x112 1x2 (0.24-0.58x cuBLASLt +
+# act·mul, bench/results/tuning/issue9/), built before CUTLASS_DIR's extended wgmma shapes were
+# enabled (CMakeLists.txt): CuTe then split their tiles into 64x16 wgmmas. Not swept since.
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB)
@@ -47,6 +48,13 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 128 64 SWAP_AB 
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 SWAP_AB)
 # 96-token tiles where they pad less than 128-token ones (129-192 tokens: 192 rows, not 256).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 96 64 CLUSTER 1 2 SWAP_AB)
+# One token tile of 160 or 224 for 129-160 and 193-224 tokens (160 and 224 rows instead of the
+# pairs' 192 and 256), a 2x1 cluster along the weight multicasting x; stream-K twins where the
+# weight tiles leave the last wave short.
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB DECOMPOSITION stream_k)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 2 1 SWAP_AB)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 2 1 SWAP_AB DECOMPOSITION stream_k)
 # Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. Forced
 # only: dispatch keeps the swapped 128x32 kernel (docs/heuristics.md).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)

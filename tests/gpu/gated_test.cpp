@@ -83,6 +83,11 @@ std::vector<GatedCase> features() {
     forced.kernel = std::string("sm90_gated_mlp_bf16_bf16_") + kernel;
     cases.push_back(forced);
   }
+  // One 160- or 224-token tile as dispatch picks it (partial last tile, x read in place): whole
+  // tiles where 2N / 128 weight tiles fill 85 % of the last wave, stream-K at 42 %.
+  for (const auto& [M, N] : {std::pair{149, 3584}, {160, 7168}, {197, 7168}, {224, 3584}}) {
+    cases.push_back({M, N, 1024, DType::kBF16, kActivations[M % 4], true});
+  }
   GatedCase clamped{333, 1000, 520};
   clamped.limit = 0.75f;  // well inside the unit-variance gate and up: clamps often
   cases.push_back(clamped);

@@ -201,9 +201,12 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   const std::pair<std::int64_t, const char*> expected[] = {
       {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},      {64, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
       {65, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},      {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
-      // The tiling that pads least: 96-token pairs (192 rows), 128-token pairs, unswapped 128-row tiles.
-      {129, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {192, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
-      {193, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"}, {512, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
+      // The tiling that pads least: one 160- or 224-token tile, 96-token pairs (192 rows), 128-token
+      // pairs, unswapped 128-row tiles.
+      {129, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1"},    {160, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1"},
+      {161, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {192, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
+      {193, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},    {224, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},
+      {225, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"}, {512, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
       {273, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},         {373, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {545, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {600, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {777, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},         {1286, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
@@ -211,6 +214,16 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {4097, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},    {16384, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
   };
   for (const auto& [M, kernel] : expected) EXPECT_EQ(chosen(gated(M, 14336, 4096)), kernel) << "M = " << M;
+  // One token tile: stream-K where 2N / 128 weight tiles fill their last wave below 80 % (Qwen2.5-7B:
+  // 296 tiles on 132 SMs, 75 %) or K >= 8192 (Llama-3 70B); whole tiles for Llama-3 8B (224, 85 %).
+  EXPECT_EQ(chosen(gated(149, 18944, 3584)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk");
+  EXPECT_EQ(chosen(gated(200, 28672, 8192)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk");
+  EXPECT_EQ(chosen(gated(200, 14336, 3584)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1");
+  // The GPU suite's one-tile cases (tests/gpu/gated_test.cpp).
+  EXPECT_EQ(chosen(gated(149, 3584, 1024)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk");
+  EXPECT_EQ(chosen(gated(160, 7168, 1024)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1");
+  EXPECT_EQ(chosen(gated(197, 7168, 1024)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1");
+  EXPECT_EQ(chosen(gated(224, 3584, 1024)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk");
   // Llama-405B: a 3.5 GB packed weight takes the cooperative 128x256 tile beyond M = 2048.
   EXPECT_EQ(chosen(gated(2048, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
   EXPECT_EQ(chosen(gated(2049, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
@@ -298,8 +311,9 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
 // when the last tile is at least a quarter out of bounds.
 TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {
   const std::pair<std::int64_t, std::int64_t> expected[] = {
-      {1, 0},     {57, 0},    {64, 0},   {65, 128}, {96, 128}, {101, 0},  {128, 0},   {129, 192}, {176, 0},
-      {193, 256}, {200, 256}, {224, 256}, {232, 0},  {245, 0},  {256, 0},  {333, 0},   {4095, 0},  {16383, 0}};
+      {1, 0},   {57, 0},  {64, 0},  {65, 128}, {96, 128}, {101, 0}, {128, 0},  {129, 0},    {176, 0},
+      {193, 0}, {200, 0}, {224, 0}, {232, 0},   {245, 0},  {256, 0}, {333, 0},  {4095, 0},  {16383, 0}};
+  // 129 and 193-200 tokens: one 160- or 224-token tile, at most 31 rows out of bounds, reads x in place.
   for (const auto& [M, padded] : expected) {
     const GatedMlpArgs a = gated(M, 14336, 4096);
     KernelChoice choice;

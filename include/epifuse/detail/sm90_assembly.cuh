@@ -89,6 +89,11 @@ struct Assembly {
       TileShape, ClusterShape,
       cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
       typename Schedule::MainloopSchedule>::CollectiveOp;
+  // CuTe offers wgmma N of 256/192/128/96/64/32/16/8 unless CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
+  // is defined; otherwise a 224-wide tile runs seven 64x32 wgmmas per k-step, each re-reading A
+  // from shared memory (1.5x slower, shared-memory bound under ncu).
+  static_assert(cute::size<1>(typename Mainloop::TiledMma::AtomShape_MNK{}) == cute::size<1>(TileShape{}),
+                "one wgmma must span the tile's N: compile with -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED");
 
   using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue,
                                                       TileSchedulerOf<kDecomposition>>;

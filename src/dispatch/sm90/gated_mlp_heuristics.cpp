@@ -9,7 +9,10 @@
 //   M <= 128   -> pingpong 128x128, cluster 1x2
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
 //              -> cooperative 128x256, cluster 1x2
-//   M <= 4096  -> the tiling that computes the fewest rows, ties in this order:
+//   M <= 4096  -> the tiling that computes the fewest rows:
+//                 one swapped 160- or 224-token tile (129-160 and 193-224 tokens), cooperative,
+//                 cluster 2x1 along the weight, stream-K where the weight tiles fill their last
+//                 wave below 80 % or K >= 8192; else, ties in this order:
 //                 swapped pingpong 128x128, cluster 1x2 along the tokens (an even number of
 //                 128-token tiles; each weight tile is multicast to the pair, so memory streams it
 //                 half as often);
@@ -52,6 +55,13 @@ constexpr Configuration kSwapped128StreamK = {Schedule::kCooperative, {128, 128,
 constexpr Configuration kSwapped64 = {Schedule::kCooperative, {128, 64, 128}, {1, 1}, true};
 constexpr Configuration kSwappedPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, true};
 constexpr Configuration kSwappedPingpong96 = {Schedule::kPingpong, {128, 96, 64}, {1, 2}, true};
+// One token tile, a 2x1 cluster along the weight (x multicast), with stream-K twins.
+constexpr Configuration kSwapped160 = {Schedule::kCooperative, {128, 160, 64}, {2, 1}, true};
+constexpr Configuration kSwapped160StreamK = {Schedule::kCooperative, {128, 160, 64}, {2, 1}, true,
+                                              Decomposition::kStreamK};
+constexpr Configuration kSwapped224 = {Schedule::kCooperative, {128, 224, 64}, {2, 1}, true};
+constexpr Configuration kSwapped224StreamK = {Schedule::kCooperative, {128, 224, 64}, {2, 1}, true,
+                                              Decomposition::kStreamK};
 constexpr Configuration kPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
 constexpr Configuration kCooperative1x2 = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
 
@@ -90,10 +100,18 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   if (args.M <= 128) return kPingpong1x2;
   if (args.M > 2048 && weight_bytes >= kLargeWeightBytes) return kCooperative1x2;
   if (args.M > 4096) return kPingpong1x2;
+  constexpr std::int64_t kNever = std::int64_t{1} << 40;
   const std::int64_t swapped = padded_rows(args.M, 128, 2);
   const std::int64_t unswapped = padded_rows(args.M, 128, 1);
   // Swept up to 641 tokens only; beyond, the tilings pad within a few percent of each other.
-  const std::int64_t swapped96 = args.M <= 640 ? padded_rows(args.M, 96, 2) : std::int64_t{1} << 40;
+  const std::int64_t swapped96 = args.M <= 640 ? padded_rows(args.M, 96, 2) : kNever;
+  const std::int64_t single = args.M <= 160 ? 160 : args.M <= 224 ? 224 : kNever;
+  if (single < std::min({swapped, unswapped, swapped96})) {
+    // Stream-K where the weight tiles leave the last wave short, or K is long (Llama-3 70B at 85 %).
+    const bool stream_k = wave_fill(weight_tiles, sm_count) < kStreamKBelowWaveFill || args.w.K >= kStreamKMinK;
+    if (single == 160) return stream_k ? kSwapped160StreamK : kSwapped160;
+    return stream_k ? kSwapped224StreamK : kSwapped224;
+  }
   if (swapped <= std::min(unswapped, swapped96)) return kSwappedPingpong1x2;
   if (unswapped <= swapped96) {
     const std::int64_t tiles = unswapped / 128;
