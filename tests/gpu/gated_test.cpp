@@ -84,8 +84,8 @@ std::vector<GatedCase> features() {
     cases.push_back(forced);
   }
   // One 160- or 224-token tile as dispatch picks it (partial last tile, x read in place): whole
-  // tiles where 2N / 128 weight tiles fill 85 % of the last wave, stream-K at 42 %.
-  for (const auto& [M, N] : {std::pair{149, 3584}, {160, 7168}, {197, 7168}, {224, 3584}}) {
+  // tiles within one wave (2N / 128 = 112 weight tiles), stream-K past it (148 tiles).
+  for (const auto& [M, N] : {std::pair{149, 9472}, {160, 7168}, {197, 7168}, {224, 9472}}) {
     cases.push_back({M, N, 1024, DType::kBF16, kActivations[M % 4], true});
   }
   GatedCase clamped{333, 1000, 520};

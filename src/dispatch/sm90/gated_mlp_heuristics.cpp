@@ -10,9 +10,10 @@
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
 //              -> cooperative 128x256, cluster 1x2
 //   M <= 4096  -> the tiling that computes the fewest rows:
-//                 one swapped 160- or 224-token tile (129-160 and 193-224 tokens), cooperative,
-//                 cluster 2x1 along the weight, stream-K where the weight tiles fill their last
-//                 wave below 80 % or K >= 8192; else, ties in this order:
+//                 one swapped 160- or 224-token tile (129-160 and 193-224 tokens) while the weight
+//                 tiles make at most 3.4 waves, cooperative, cluster 2x1 along the weight,
+//                 stream-K past one wave where the last fills below 80 % or K >= 8192; else, ties
+//                 in this order:
 //                 swapped pingpong 128x128, cluster 1x2 along the tokens (an even number of
 //                 128-token tiles; each weight tile is multicast to the pair, so memory streams it
 //                 half as often);
@@ -105,10 +106,15 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   const std::int64_t unswapped = padded_rows(args.M, 128, 1);
   // Swept up to 641 tokens only; beyond, the tilings pad within a few percent of each other.
   const std::int64_t swapped96 = args.M <= 640 ? padded_rows(args.M, 96, 2) : kNever;
-  const std::int64_t single = args.M <= 160 ? 160 : args.M <= 224 ? 224 : kNever;
+  // One token tile while the weight's 128-row tiles make at most 3.4 waves: Llama-3 70B (448 tiles
+  // on 132 SMs) ran faster on it, Qwen2.5-72B (462) and wider weights faster on the pairs.
+  const bool few_waves = 5 * weight_tiles <= 17 * sm_count;
+  const std::int64_t single = !few_waves ? kNever : args.M <= 160 ? 160 : args.M <= 224 ? 224 : kNever;
   if (single < std::min({swapped, unswapped, swapped96})) {
-    // Stream-K where the weight tiles leave the last wave short, or K is long (Llama-3 70B at 85 %).
-    const bool stream_k = wave_fill(weight_tiles, sm_count) < kStreamKBelowWaveFill || args.w.K >= kStreamKMinK;
+    // Stream-K past one wave where the last is short or K is long (Llama-3 70B, 85 % full); within
+    // one wave whole tiles.
+    const bool stream_k = weight_tiles > sm_count &&
+                          (wave_fill(weight_tiles, sm_count) < kStreamKBelowWaveFill || args.w.K >= kStreamKMinK);
     if (single == 160) return stream_k ? kSwapped160StreamK : kSwapped160;
     return stream_k ? kSwapped224StreamK : kSwapped224;
   }
