@@ -313,10 +313,10 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
 // x is padded to whole token tiles (times the cluster along the tokens) between 65 and 256 tokens
 // when the last tile is at least a quarter out of bounds.
 TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {
+  // 129 and 193-224 tokens: one 160- or 224-token tile, at most 31 rows out of bounds, reads x in place.
   const std::pair<std::int64_t, std::int64_t> expected[] = {
       {1, 0},   {57, 0},  {64, 0},  {65, 128}, {96, 128}, {101, 0}, {128, 0},  {129, 0},  {161, 192}, {176, 0},
       {193, 0}, {200, 0}, {224, 0}, {232, 0},   {245, 0},  {256, 0}, {333, 0},  {4095, 0}, {16383, 0}};
-  // 129 and 193-200 tokens: one 160- or 224-token tile, at most 31 rows out of bounds, reads x in place.
   for (const auto& [M, padded] : expected) {
     const GatedMlpArgs a = gated(M, 14336, 4096);
     KernelChoice choice;
