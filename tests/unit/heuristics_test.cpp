@@ -207,7 +207,10 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {161, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {192, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
       {193, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},    {224, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},
       {225, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"}, {512, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
-      {273, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},         {373, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      {273, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk"},
+      {320, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk"},
+      {321, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},  {373, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
+      {385, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
       {545, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {600, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {777, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},         {1286, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {4096, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
@@ -222,6 +225,8 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   EXPECT_EQ(chosen(gated(200, 14336, 3584)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1");
   EXPECT_EQ(chosen(gated(149, 29568, 8192)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2");
   EXPECT_EQ(chosen(gated(200, 29568, 8192)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
+  // Two 160-token tiles (257-320 tokens): whole tiles while the weight alone does not fill the SMs.
+  EXPECT_EQ(chosen(gated(300, 8192, 2048)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1");
   // The GPU suite's one-tile cases (tests/gpu/gated_test.cpp).
   EXPECT_EQ(chosen(gated(149, 9472, 1024)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk");
   EXPECT_EQ(chosen(gated(160, 7168, 1024)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1");

@@ -10,17 +10,18 @@
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
 //              -> cooperative 128x256, cluster 1x2
 //   M <= 4096  -> the tiling that computes the fewest rows:
-//                 one swapped 160- or 224-token tile (129-160 and 193-224 tokens) while the weight
-//                 tiles make at most 3.4 waves, cooperative, cluster 2x1 along the weight,
-//                 stream-K past one wave where the last fills below 80 % or K >= 8192; else, ties
-//                 in this order:
+//                 swapped 160- or 224-token tiles (one for 129-160 and 193-224 tokens, two of 160
+//                 for 257-320) while the weight tiles make at most 3.4 waves, cooperative, cluster
+//                 2x1 along the weight; stream-K for one tile past one wave where the last fills
+//                 below 80 % or K >= 8192, for two once the weight tiles outnumber the SMs; else,
+//                 ties in this order:
 //                 swapped pingpong 128x128, cluster 1x2 along the tokens (an even number of
 //                 128-token tiles; each weight tile is multicast to the pair, so memory streams it
 //                 half as often);
-//                 unswapped 128-row tiles (any number): the cooperative 128x256 1x2 while the tiles
-//                 are few (t <= 7) and the last one at most half full, else the pingpong 128x128 1x2;
 //                 swapped pingpong 128x96, cluster 1x2 (an even number of 96-token tiles; up to
-//                 640 tokens, as far as it was swept)
+//                 640 tokens, as far as it was swept);
+//                 unswapped 128-row tiles (any number): the cooperative 128x256 1x2 while the tiles
+//                 are few (t <= 7) and the last one at most half full, else the pingpong 128x128 1x2
 //   otherwise  -> pingpong 128x128, cluster 1x2
 // Stream-K: where whole tiles would fill their last wave of SMs below 80 % and K is at least 8192,
 // the swapped 128x32 (M <= 256) or a swapped cooperative 128x128 (M > 256) stream-K kernel shares
@@ -106,20 +107,26 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   const std::int64_t unswapped = padded_rows(args.M, 128, 1);
   // Swept up to 641 tokens only; beyond, the tilings pad within a few percent of each other.
   const std::int64_t swapped96 = args.M <= 640 ? padded_rows(args.M, 96, 2) : kNever;
-  // One token tile while the weight's 128-row tiles make at most 3.4 waves: Llama-3 70B (448 tiles
-  // on 132 SMs) ran faster on it, Qwen2.5-72B (462) and wider weights faster on the pairs.
+  // Swapped 160- or 224-token tiles (one, or two of 160) while the weight's 128-row tiles make at
+  // most 3.4 waves: Llama-3 70B (448 tiles on 132 SMs) ran faster on them, Qwen2.5-72B (462) and
+  // wider weights faster on the pairs.
   const bool few_waves = 5 * weight_tiles <= 17 * sm_count;
-  const std::int64_t single = !few_waves ? kNever : args.M <= 160 ? 160 : args.M <= 224 ? 224 : kNever;
-  if (single < std::min({swapped, unswapped, swapped96})) {
-    // Stream-K past one wave where the last is short or K is long (Llama-3 70B, 85 % full); within
-    // one wave whole tiles.
-    const bool stream_k = weight_tiles > sm_count &&
-                          (wave_fill(weight_tiles, sm_count) < kStreamKBelowWaveFill || args.w.K >= kStreamKMinK);
-    if (single == 160) return stream_k ? kSwapped160StreamK : kSwapped160;
+  const std::int64_t tiles160 = few_waves && args.M <= 320 ? padded_rows(args.M, 160, 1) : kNever;
+  const std::int64_t tiles224 = few_waves && args.M <= 224 ? 224 : kNever;
+  if (std::min(tiles160, tiles224) < std::min({swapped, unswapped, swapped96})) {
+    // One token tile: stream-K past one wave where the last is short or K is long (Llama-3 70B, 85 %
+    // full), whole tiles within one wave. Two: stream-K once the weight alone fills the SMs.
+    const bool one_tile = std::min(tiles160, tiles224) <= 224;
+    const bool stream_k =
+        weight_tiles > sm_count &&
+        (!one_tile || wave_fill(weight_tiles, sm_count) < kStreamKBelowWaveFill || args.w.K >= kStreamKMinK);
+    if (tiles160 < tiles224) return stream_k ? kSwapped160StreamK : kSwapped160;
     return stream_k ? kSwapped224StreamK : kSwapped224;
   }
   if (swapped <= std::min(unswapped, swapped96)) return kSwappedPingpong1x2;
-  if (unswapped <= swapped96) {
+  // Ties (321-384 tokens: 384 rows each) go to the 96-token pairs: 0.82-1.14 against 0.76-1.09
+  // at 333-384 tokens on five catalogue MLPs.
+  if (unswapped < swapped96) {
     const std::int64_t tiles = unswapped / 128;
     const std::int64_t last_tile_rows = args.M - (tiles - 1) * 128;
     return tiles <= 7 && last_tile_rows <= 64 ? kCooperative1x2 : kPingpong1x2;
