@@ -237,6 +237,7 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   EXPECT_EQ(chosen(gated(2049, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
   EXPECT_EQ(chosen(gated(16384, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
   EXPECT_EQ(chosen(gated(4096, 1000, 520, DType::kFP16)), "sm90_gated_mlp_fp16_fp16_coop_128x256x64_c1x2");
+  EXPECT_EQ(chosen(gated(200, 14336, 4096, DType::kFP16)), "sm90_gated_mlp_fp16_fp16_coop_128x256x64_c1x2");
   EXPECT_EQ(chosen(gated(16, 1000, 520, DType::kFP16)), "sm90_gated_mlp_fp16_fp16_swap_coop_128x64x128_c1x1");
   EXPECT_EQ(chosen(gated(1, 320, 9536, DType::kFP16)), "sm90_gated_mlp_fp16_fp16_swap_coop_128x64x128_c1x1");
 
