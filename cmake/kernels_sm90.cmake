@@ -36,8 +36,8 @@ epifuse_kernel(OP gemm A fp16 D fp32 SCHEDULE cooperative TILE 128 128 64 EPILOG
 # for. Swept and dropped: a cooperative 2x1 and a swapped 128x64 (bench/results/tuning/
 # gated-sweep-*.json); a pingpong 2x1, swapped cooperative 128x256 (1x1, 1x2) and a pingpong
 # 64x256; a swapped cooperative 128x208 and a swapped pingpong 128x112 1x2 (0.24-0.58x cuBLASLt +
-# act·mul, bench/results/tuning/issue9/), built before CuTe's extended wgmma shapes were enabled
-# (CMakeLists.txt): their tiles then ran as 64x16 wgmmas. Not swept since.
+# act·mul, bench/results/tuning/issue9/), built without CuTe's extended wgmma shapes
+# (cmake/kernel_table.cmake): their tiles then ran as 64x16 wgmmas. Not swept since.
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB)
