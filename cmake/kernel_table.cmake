@@ -183,10 +183,10 @@ function(epifuse_kernel)
     set(family "gated_mlp_kernel.cuh")
   endif()
   set_property(GLOBAL PROPERTY EPIFUSE_KERNEL_FAMILY_${id} "kernels/${EPIFUSE_TABLE_ARCH}/${family}")
-  # CuTe offers wgmma N of 8/16/32/64/96/128/192/256 alone unless CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
-  # is defined; then a 224-wide tile would run 64x32 wgmmas that re-read A from shared memory
-  # (detail::sm90::Assembly checks). The extended headers add ~25 s to a kernel's compile, so only
-  # the rows that need them define it; the SASS of the others is the same either way.
+  # Without CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED CuTe picks wgmma N from 8/16/32/64/96/128/192/256
+  # only, so a 224-wide tile would run 64x32 wgmmas that re-read A from shared memory
+  # (detail::sm90::Assembly rejects that). The extended headers add ~25 s to a kernel's compile:
+  # only the rows that need them define it; the SASS of the others is the same either way.
   set(base_wgmma_n 8 16 32 64 96 128 192 256)
   if(NOT K_SCHEDULE STREQUAL "warp_mma" AND NOT tile_n IN_LIST base_wgmma_n)
     set_property(GLOBAL PROPERTY EPIFUSE_KERNEL_DEFINES_${id} CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED)
