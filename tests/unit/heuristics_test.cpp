@@ -217,21 +217,6 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {4097, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},    {16384, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
   };
   for (const auto& [M, kernel] : expected) EXPECT_EQ(chosen(gated(M, 14336, 4096)), kernel) << "M = " << M;
-  // One token tile: stream-K where 2N / 128 weight tiles fill their last wave below 80 % (Qwen2.5-7B:
-  // 296 tiles on 132 SMs, 75 %) or K >= 8192 (Llama-3 70B); whole tiles for Llama-3 8B (224, 85 %)
-  // and within one wave; the pairs beyond 3.4 waves (Qwen2.5-72B: 462 tiles).
-  EXPECT_EQ(chosen(gated(149, 18944, 3584)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk");
-  EXPECT_EQ(chosen(gated(200, 28672, 8192)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk");
-  EXPECT_EQ(chosen(gated(200, 14336, 3584)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1");
-  EXPECT_EQ(chosen(gated(149, 29568, 8192)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2");
-  EXPECT_EQ(chosen(gated(200, 29568, 8192)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
-  // Two 160-token tiles (257-320 tokens): whole tiles while the weight alone does not fill the SMs.
-  EXPECT_EQ(chosen(gated(300, 8192, 2048)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1");
-  // The GPU suite's one-tile cases (tests/gpu/gated_test.cpp).
-  EXPECT_EQ(chosen(gated(149, 9472, 1024)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk");
-  EXPECT_EQ(chosen(gated(160, 7168, 1024)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1");
-  EXPECT_EQ(chosen(gated(197, 7168, 1024)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1");
-  EXPECT_EQ(chosen(gated(224, 9472, 1024)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk");
   // Llama-405B: a 3.5 GB packed weight takes the cooperative 128x256 tile beyond M = 2048.
   EXPECT_EQ(chosen(gated(2048, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
   EXPECT_EQ(chosen(gated(2049, 53248, 16384)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
@@ -247,6 +232,34 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
             std::string::npos);
   forced.kernel = KernelChoice{key_named("sm90_gemm_bf16_bf16_coop_128x256x64_c1x2")};
   EXPECT_NE(selecting(forced).message().find("is a gemm kernel"), std::string::npos);
+}
+
+// Swapped 160- or 224-token tiles: stream-K for one tile where 2N / 128 weight tiles fill their
+// last wave below 80 % (Qwen2.5-7B: 296 tiles on 132 SMs, 75 %) or K >= 8192 (Llama-3 70B); whole
+// tiles for Llama-3 8B (224, 85 %) and within one wave; two 160-token tiles (257-320 tokens) whole
+// while the weight alone does not fill the SMs; the pairs beyond 3.4 waves (Qwen2.5-72B: 462 tiles).
+TEST(GatedMlpHeuristics, TokenTilesOf160And224) {
+  struct Case {
+    std::int64_t M, N, K;
+    const char* kernel;
+  };
+  const Case expected[] = {
+      {149, 18944, 3584, "swap_coop_128x160x64_c2x1_streamk"},
+      {200, 28672, 8192, "swap_coop_128x224x64_c2x1_streamk"},
+      {200, 14336, 3584, "swap_coop_128x224x64_c2x1"},
+      {149, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
+      {200, 29568, 8192, "swap_pingpong_128x128x64_c1x2"},
+      {300, 8192, 2048, "swap_coop_128x160x64_c2x1"},
+      // The GPU suite's one-tile cases (tests/gpu/gated_test.cpp).
+      {149, 9472, 1024, "swap_coop_128x160x64_c2x1_streamk"},
+      {160, 7168, 1024, "swap_coop_128x160x64_c2x1"},
+      {197, 7168, 1024, "swap_coop_128x224x64_c2x1"},
+      {224, 9472, 1024, "swap_coop_128x224x64_c2x1_streamk"},
+  };
+  for (const Case& c : expected) {
+    EXPECT_EQ(chosen(gated(c.M, c.N, c.K)), std::string("sm90_gated_mlp_bf16_bf16_") + c.kernel)
+        << c.M << "x" << c.N << "x" << c.K;
+  }
 }
 
 // The warp-mma kernels are never dispatch's choice (measured slower on some catalogue MLPs); forced,
