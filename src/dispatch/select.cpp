@@ -131,11 +131,14 @@ LaunchPlan launch_plan(const GemmArgs&, const DeviceCaps& caps, const KernelChoi
 }
 
 // Padding x costs a copy kernel the GEMM waits for (7-8 µs more at 245-249 tokens on Llama-3 8B,
-// H200). It pays only where the last token tile is at least a quarter out of bounds and a large
-// share of the work: padded everywhere, 149-153 and 197-201 tokens ran faster at 17 of 18 points
-// (by 1-14 %), while 53-57, 101-105, 245-249, 373-377 and 594-598 tokens ran slower at 41 of 45
-// (by up to 9 %; bench/results/grid/README.md).
-constexpr std::int64_t kPaddedTokensMin = 65, kPaddedTokensMax = 256;
+// H200). It pays where the last token tile is at least a quarter out of bounds and a large share
+// of the work. Padded everywhere with the kernels of 0c746b8, 149-153 and 197-201 tokens ran faster
+// at 17 of 18 points (by 1-14 %), 53-57, 101-105, 245-249, 373-377 and 594-598 tokens slower at 41
+// of 45 (by up to 9 %; bench/results/grid/README.md). With today's token tiles (f5b1cc2, three
+// catalogue MLPs, 26 token counts; bench/results/tuning/issue9/padding/), 257-1088 tokens ran
+// 0.55-1.04x of cuBLASLt + act·mul in place and 0.77-1.04x padded (geometric mean 0.84 -> 0.94),
+// 1089 tokens the same either way, 1537-2305 tokens up to 2 % slower padded.
+constexpr std::int64_t kPaddedTokensMin = 65, kPaddedTokensMax = 1152;
 
 LaunchPlan launch_plan(const GatedMlpArgs& args, const DeviceCaps& caps, const KernelChoice& choice) {
   LaunchPlan plan = launch_plan(caps, choice);

@@ -201,8 +201,8 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   const std::pair<std::int64_t, const char*> expected[] = {
       {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},      {64, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
       {65, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},      {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
-      // The tiling that pads least: one 160- or 224-token tile, 96-token pairs (192 rows), 128-token
-      // pairs, unswapped 128-row tiles.
+      // The tiling that pads least: one or two 160- or 224-token tiles, 96-token pairs (192 rows),
+      // 128-token pairs, unswapped 128-row tiles.
       {129, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1"},    {160, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1"},
       {161, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {192, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
       {193, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},    {224, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},
@@ -210,7 +210,8 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {273, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk"},
       {320, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk"},
       {321, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},  {373, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
-      {385, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
+      {385, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk"},
+      {448, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk"},
       {545, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {600, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {777, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},         {1286, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {4096, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
@@ -255,6 +256,12 @@ TEST(GatedMlpHeuristics, TokenTilesOf160And224) {
       {160, 7168, 1024, "swap_coop_128x160x64_c2x1"},
       {197, 7168, 1024, "swap_coop_128x224x64_c2x1"},
       {224, 9472, 1024, "swap_coop_128x224x64_c2x1_streamk"},
+      {401, 7168, 1024, "swap_coop_128x224x64_c2x1"},
+      {433, 9472, 1024, "swap_coop_128x224x64_c2x1_streamk"},
+      // Two 224-token tiles up to 448 tokens, then the 128-token pair.
+      {385, 14336, 4096, "swap_coop_128x224x64_c2x1_streamk"},
+      {448, 8192, 2048, "swap_coop_128x224x64_c2x1"},
+      {449, 14336, 4096, "swap_pingpong_128x128x64_c1x2"},
   };
   for (const Case& c : expected) {
     EXPECT_EQ(chosen(gated(c.M, c.N, c.K)), std::string("sm90_gated_mlp_bf16_bf16_") + c.kernel)
@@ -329,13 +336,16 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   EXPECT_FALSE(gated_delegation_pays(gated(783, 256, 5184), ampere)) << "no kernels there: dispatch says so";
 }
 
-// x is padded to whole token tiles (times the cluster along the tokens) between 65 and 256 tokens
+// x is padded to whole token tiles (times the cluster along the tokens) between 65 and 1152 tokens
 // when the last tile is at least a quarter out of bounds.
 TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {
-  // 129 and 193-224 tokens: one 160- or 224-token tile, at most 31 rows out of bounds, reads x in place.
+  // 129 and 193-224 tokens: one 160- or 224-token tile, at most 31 rows out of bounds, reads x in
+  // place; so does every count past 1152 tokens.
   const std::pair<std::int64_t, std::int64_t> expected[] = {
-      {1, 0},   {57, 0},  {64, 0},  {65, 128}, {96, 128}, {101, 0}, {128, 0},  {129, 0},  {161, 192}, {176, 0},
-      {193, 0}, {200, 0}, {224, 0}, {232, 0},   {245, 0},  {256, 0}, {333, 0},  {4095, 0}, {16383, 0}};
+      {1, 0},     {57, 0},    {64, 0},   {65, 128}, {96, 128},  {101, 0},   {128, 0},    {129, 0},
+      {161, 192}, {176, 0},   {193, 0},  {200, 0},  {224, 0},   {232, 0},   {245, 0},    {256, 0},
+      {257, 320}, {333, 384}, {380, 0},  {385, 448}, {1025, 1152}, {1152, 0}, {1153, 0}, {4095, 0},
+      {16383, 0}};
   for (const auto& [M, padded] : expected) {
     const GatedMlpArgs a = gated(M, 14336, 4096);
     KernelChoice choice;

@@ -11,7 +11,8 @@
 //              -> cooperative 128x256, cluster 1x2
 //   M <= 4096  -> the tiling that computes the fewest rows:
 //                 swapped 160- or 224-token tiles (one for 129-160 and 193-224 tokens, two of 160
-//                 for 257-320) while the weight tiles make at most 3.4 waves, cooperative, cluster
+//                 for 257-320, two of 224 for 385-448) while the weight tiles make at most 3.4
+//                 waves, cooperative, cluster
 //                 2x1 along the weight; stream-K for one tile past one wave where the last fills
 //                 below 80 % or K >= 8192, for two once the weight tiles outnumber the SMs; else,
 //                 ties in this order:
@@ -107,12 +108,13 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   const std::int64_t unswapped = padded_rows(args.M, 128, 1);
   // Swept up to 641 tokens only; beyond, the tilings pad within a few percent of each other.
   const std::int64_t swapped96 = args.M <= 640 ? padded_rows(args.M, 96, 2) : kNever;
-  // Swapped 160- or 224-token tiles (one, or two of 160) while the weight's 128-row tiles make at
-  // most 3.4 waves: Llama-3 70B (448 tiles on 132 SMs) ran faster on them, Qwen2.5-72B (462) and
-  // wider weights faster on the pairs.
+  // Swapped 160- or 224-token tiles (one, or two) while the weight's 128-row tiles make at most 3.4
+  // waves: Llama-3 70B (448 tiles on 132 SMs) ran faster on them, Qwen2.5-72B (462) and wider
+  // weights faster on the pairs. Two 224-token tiles at 385-433 tokens, x padded: 0.84-1.07x on
+  // five catalogue MLPs where the 128-token pair ran 0.79-1.04x on three of them.
   const bool few_waves = 5 * weight_tiles <= 17 * sm_count;
   const std::int64_t tiles160 = few_waves && args.M <= 320 ? padded_rows(args.M, 160, 1) : kNever;
-  const std::int64_t tiles224 = few_waves && args.M <= 224 ? 224 : kNever;
+  const std::int64_t tiles224 = few_waves && args.M <= 448 ? padded_rows(args.M, 224, 1) : kNever;
   if (std::min(tiles160, tiles224) < std::min({swapped, unswapped, swapped96})) {
     // One token tile: stream-K past one wave where the last is short or K is long (Llama-3 70B, 85 %
     // full), whole tiles within one wave. Two: stream-K once the weight alone fills the SMs.
