@@ -83,9 +83,11 @@ std::vector<GatedCase> features() {
     forced.kernel = std::string("sm90_gated_mlp_bf16_bf16_") + kernel;
     cases.push_back(forced);
   }
-  // One or two 160- or 224-token tiles as dispatch picks them (partial last tile): whole tiles
-  // within one wave (2N / 128 = 112 weight tiles), stream-K past it (148 tiles).
-  for (const auto& [M, N] : {std::pair{149, 9472}, {160, 7168}, {197, 7168}, {224, 9472}, {401, 7168}, {433, 9472}}) {
+  // One, two or five 160- or 224-token tiles as dispatch picks them (partial last tile): whole tiles
+  // within one wave (2N / 128 = 112 weight tiles), stream-K past it (148 tiles); five tiles
+  // stream-K below a full last wave (112 weight tiles), whole tiles at a full one (132).
+  for (const auto& [M, N] : {std::pair{149, 9472}, {160, 7168}, {197, 7168}, {224, 9472}, {401, 7168}, {433, 9472},
+                             {785, 7168}, {790, 8448}}) {
     cases.push_back({M, N, 1024, DType::kBF16, kActivations[M % 4], true});
   }
   GatedCase clamped{333, 1000, 520};

@@ -213,7 +213,8 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {385, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk"},
       {448, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk"},
       {545, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {600, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
-      {777, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},         {1286, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      {777, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk"},
+      {801, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},         {1286, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {4096, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
       {4097, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},    {16384, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
   };
@@ -258,10 +259,19 @@ TEST(GatedMlpHeuristics, TokenTilesOf160And224) {
       {224, 9472, 1024, "swap_coop_128x224x64_c2x1_streamk"},
       {401, 7168, 1024, "swap_coop_128x224x64_c2x1"},
       {433, 9472, 1024, "swap_coop_128x224x64_c2x1_streamk"},
+      {785, 7168, 1024, "swap_coop_128x160x64_c2x1_streamk"},
+      {790, 8448, 1024, "swap_coop_128x160x64_c2x1"},
       // Two 224-token tiles up to 448 tokens, then the 128-token pair.
       {385, 14336, 4096, "swap_coop_128x224x64_c2x1_streamk"},
       {448, 8192, 2048, "swap_coop_128x224x64_c2x1"},
       {449, 14336, 4096, "swap_pingpong_128x128x64_c1x2"},
+      {480, 14336, 4096, "swap_pingpong_128x128x64_c1x2"},
+      // Five 160-token tiles at 769-800 tokens: stream-K below a 95 % full last wave.
+      {769, 14336, 4096, "swap_coop_128x160x64_c2x1_streamk"},
+      {800, 18944, 3584, "swap_coop_128x160x64_c2x1_streamk"},
+      {785, 28672, 8192, "swap_coop_128x160x64_c2x1"},
+      {801, 14336, 4096, "coop_128x256x64_c1x2"},
+      {769, 29568, 8192, "coop_128x256x64_c1x2"},
   };
   for (const Case& c : expected) {
     EXPECT_EQ(chosen(gated(c.M, c.N, c.K)), std::string("sm90_gated_mlp_bf16_bf16_") + c.kernel)

@@ -11,11 +11,11 @@
 //              -> cooperative 128x256, cluster 1x2
 //   M <= 4096  -> the tiling that computes the fewest rows:
 //                 swapped 160- or 224-token tiles (one for 129-160 and 193-224 tokens, two of 160
-//                 for 257-320, two of 224 for 385-448) while the weight tiles make at most 3.4
-//                 waves, cooperative, cluster
+//                 for 257-320, two of 224 for 385-448, five of 160 for 769-800) while the weight
+//                 tiles make at most 3.4 waves, cooperative, cluster
 //                 2x1 along the weight; stream-K for one tile past one wave where the last fills
-//                 below 80 % or K >= 8192, for two once the weight tiles outnumber the SMs; else,
-//                 ties in this order:
+//                 below 80 % or K >= 8192, for two once the weight tiles outnumber the SMs, for
+//                 five where whole tiles fill their last wave below 95 %; else, ties in this order:
 //                 swapped pingpong 128x128, cluster 1x2 along the tokens (an even number of
 //                 128-token tiles; each weight tile is multicast to the pair, so memory streams it
 //                 half as often);
@@ -71,6 +71,7 @@ constexpr Configuration kCooperative1x2 = {Schedule::kCooperative, {128, 256, 64
 constexpr double kLargeWeightBytes = 2e9;
 constexpr std::int64_t kStreamKMinK = 8192;
 constexpr double kStreamKBelowWaveFill = 0.8;
+constexpr double kFiveTilesStreamKBelowWaveFill = 0.95;
 
 // The share of the SMs that whole tiles keep busy over their waves.
 double wave_fill(std::int64_t tiles, std::int64_t sm_count) {
@@ -108,20 +109,29 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   const std::int64_t unswapped = padded_rows(args.M, 128, 1);
   // Swept up to 641 tokens only; beyond, the tilings pad within a few percent of each other.
   const std::int64_t swapped96 = args.M <= 640 ? padded_rows(args.M, 96, 2) : kNever;
-  // Swapped 160- or 224-token tiles (one, or two) while the weight's 128-row tiles make at most 3.4
-  // waves: Llama-3 70B (448 tiles on 132 SMs) ran faster on them, Qwen2.5-72B (462) and wider
-  // weights faster on the pairs. Two 224-token tiles at 385-433 tokens, x padded: 0.84-1.07x on
-  // five catalogue MLPs where the 128-token pair ran 0.79-1.04x on three of them.
+  // Swapped 160- or 224-token tiles (one, two, or five of 160) while the weight's 128-row tiles make
+  // at most 3.4 waves: Llama-3 70B (448 tiles on 132 SMs) ran faster on them, Qwen2.5-72B (462) and
+  // wider weights faster on the pairs. Two 224-token tiles at 385-433 tokens, x padded: 0.84-1.07x on
+  // five catalogue MLPs where the 128-token pair ran 0.79-1.04x on three of them. Five 160-token
+  // tiles at 769-800 tokens (800 rows where 128-row tiles compute 896): 0.94-1.09x against the
+  // cooperative 128x256's 0.90-0.96x on three; three of them at 449-480 ran even with the 128-token
+  // pair, which keeps those counts.
   const bool few_waves = 5 * weight_tiles <= 17 * sm_count;
-  const std::int64_t tiles160 = few_waves && args.M <= 320 ? padded_rows(args.M, 160, 1) : kNever;
+  const bool tiles160_pay = args.M <= 320 || (args.M > 768 && args.M <= 800);
+  const std::int64_t tiles160 = few_waves && tiles160_pay ? padded_rows(args.M, 160, 1) : kNever;
   const std::int64_t tiles224 = few_waves && args.M <= 448 ? padded_rows(args.M, 224, 1) : kNever;
   if (std::min(tiles160, tiles224) < std::min({swapped, unswapped, swapped96})) {
     // One token tile: stream-K past one wave where the last is short or K is long (Llama-3 70B, 85 %
-    // full), whole tiles within one wave. Two: stream-K once the weight alone fills the SMs.
-    const bool one_tile = std::min(tiles160, tiles224) <= 224;
-    const bool stream_k =
-        weight_tiles > sm_count &&
-        (!one_tile || wave_fill(weight_tiles, sm_count) < kStreamKBelowWaveFill || args.w.K >= kStreamKMinK);
+    // full), whole tiles within one wave. Two: stream-K once the weight alone fills the SMs. Five:
+    // stream-K where whole tiles fill their last wave below 95 % (Llama-3 8B 94 %, Qwen2.5-7B 93 %:
+    // stream-K even or up to 4 % faster; Llama-3 70B 99.8 %: whole tiles 5-8 % faster).
+    const std::int64_t token_tiles = tiles160 < tiles224 ? tiles160 / 160 : tiles224 / 224;
+    bool stream_k = weight_tiles > sm_count;
+    if (token_tiles == 1) {
+      stream_k = stream_k && (wave_fill(weight_tiles, sm_count) < kStreamKBelowWaveFill || args.w.K >= kStreamKMinK);
+    } else if (token_tiles > 2) {
+      stream_k = wave_fill(weight_tiles * token_tiles, sm_count) < kFiveTilesStreamKBelowWaveFill;
+    }
     if (tiles160 < tiles224) return stream_k ? kSwapped160StreamK : kSwapped160;
     return stream_k ? kSwapped224StreamK : kSwapped224;
   }
