@@ -113,7 +113,7 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   // at most 3.4 waves: Llama-3 70B (448 tiles on 132 SMs) ran faster on them, Qwen2.5-72B (462) and
   // wider weights faster on the pairs. Two 224-token tiles at 385-433 tokens, x padded: 0.84-1.07x on
   // five catalogue MLPs where the 128-token pair ran 0.79-1.04x on three of them. Five 160-token
-  // tiles at 769-800 tokens (800 rows where 128-row tiles compute 896): 0.94-1.09x against the
+  // tiles at 769-800 tokens (800 rows where 128-row tiles compute 896): 0.95-1.09x against the
   // cooperative 128x256's 0.90-0.96x on three; three of them at 449-480 ran even with the 128-token
   // pair, which keeps those counts.
   const bool few_waves = 5 * weight_tiles <= 17 * sm_count;
