@@ -214,7 +214,7 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {448, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk"},
       {545, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {600, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {777, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk"},
-      {801, "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2"},         {1286, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      {801, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},         {1286, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {4096, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
       {4097, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},    {16384, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
   };
@@ -270,8 +270,8 @@ TEST(GatedMlpHeuristics, TokenTilesOf160And224) {
       {769, 14336, 4096, "swap_coop_128x160x64_c2x1_streamk"},
       {800, 18944, 3584, "swap_coop_128x160x64_c2x1_streamk"},
       {785, 28672, 8192, "swap_coop_128x160x64_c2x1"},
-      {801, 14336, 4096, "coop_128x256x64_c1x2"},
-      {769, 29568, 8192, "coop_128x256x64_c1x2"},
+      {801, 14336, 4096, "pingpong_128x128x64_c1x2"},
+      {769, 29568, 8192, "pingpong_128x128x64_c1x2"},
   };
   for (const Case& c : expected) {
     EXPECT_EQ(chosen(gated(c.M, c.N, c.K)), std::string("sm90_gated_mlp_bf16_bf16_") + c.kernel)

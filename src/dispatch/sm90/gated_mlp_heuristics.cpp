@@ -21,8 +21,7 @@
 //                 half as often);
 //                 swapped pingpong 128x96, cluster 1x2 (an even number of 96-token tiles; up to
 //                 640 tokens, as far as it was swept);
-//                 unswapped 128-row tiles (any number): the cooperative 128x256 1x2 while the tiles
-//                 are few (t <= 7) and the last one at most half full, else the pingpong 128x128 1x2
+//                 unswapped 128-row tiles (any number), pingpong 128x128 1x2
 //   otherwise  -> pingpong 128x128, cluster 1x2
 // Stream-K: where whole tiles would fill their last wave of SMs below 80 % and K is at least 8192,
 // the swapped 128x32 (M <= 256) or a swapped cooperative 128x128 (M > 256) stream-K kernel shares
@@ -113,9 +112,9 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   // at most 3.4 waves: Llama-3 70B (448 tiles on 132 SMs) ran faster on them, Qwen2.5-72B (462) and
   // wider weights faster on the pairs. Two 224-token tiles at 385-433 tokens, x padded: 0.84-1.07x on
   // five catalogue MLPs where the 128-token pair ran 0.79-1.04x on three of them. Five 160-token
-  // tiles at 769-800 tokens (800 rows where 128-row tiles compute 896): 0.95-1.09x against the
-  // cooperative 128x256's 0.90-0.96x on three; three of them at 449-480 ran even with the 128-token
-  // pair, which keeps those counts.
+  // tiles at 769-800 tokens (800 rows where 128-row tiles compute 896): 0.95-1.09x against
+  // 0.91-1.02x for the pingpong 128x128 and 0.90-0.96x for the cooperative 128x256 on three; three
+  // of them at 449-480 ran even with the 128-token pair, which keeps those counts.
   const bool few_waves = 5 * weight_tiles <= 17 * sm_count;
   const bool tiles160_pay = args.M <= 320 || (args.M > 768 && args.M <= 800);
   const std::int64_t tiles160 = few_waves && tiles160_pay ? padded_rows(args.M, 160, 1) : kNever;
@@ -137,12 +136,10 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   }
   if (swapped <= std::min(unswapped, swapped96)) return kSwappedPingpong1x2;
   // Ties (321-384 tokens: 384 rows each) go to the 96-token pairs: 0.82-1.14 against 0.76-1.09
-  // at 333-384 tokens on five catalogue MLPs.
-  if (unswapped < swapped96) {
-    const std::int64_t tiles = unswapped / 128;
-    const std::int64_t last_tile_rows = args.M - (tiles - 1) * 128;
-    return tiles <= 7 && last_tile_rows <= 64 ? kCooperative1x2 : kPingpong1x2;
-  }
+  // at 333-384 tokens on five catalogue MLPs. Unswapped tiles: the pingpong, also where the last of
+  // seven is at most half full (801-832 tokens, x padded: 0.94-1.09x on five catalogue MLPs, the
+  // cooperative 128x256 0.81-1.02x).
+  if (unswapped < swapped96) return kPingpong1x2;
   return kSwappedPingpong96;
 }
 
