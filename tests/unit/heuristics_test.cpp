@@ -214,7 +214,7 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {448, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk"},
       {545, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {600, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {777, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk"},
-      {801, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},         {1286, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      {801, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},     {1286, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {4096, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
       {4097, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},    {16384, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
   };

@@ -12,10 +12,10 @@
 //   M <= 4096  -> the tiling that computes the fewest rows:
 //                 swapped 160- or 224-token tiles (one for 129-160 and 193-224 tokens, two of 160
 //                 for 257-320, two of 224 for 385-448, five of 160 for 769-800) while the weight
-//                 tiles make at most 3.4 waves, cooperative, cluster
-//                 2x1 along the weight; stream-K for one tile past one wave where the last fills
-//                 below 80 % or K >= 8192, for two once the weight tiles outnumber the SMs, for
-//                 five where whole tiles fill their last wave below 95 %; else, ties in this order:
+//                 tiles make at most 3.4 waves, cooperative, cluster 2x1 along the weight;
+//                 stream-K for one tile past one wave where the last fills below 80 % or
+//                 K >= 8192, for two once the weight tiles outnumber the SMs, for five where
+//                 whole tiles fill their last wave below 95 %; else, ties in this order:
 //                 swapped pingpong 128x128, cluster 1x2 along the tokens (an even number of
 //                 128-token tiles; each weight tile is multicast to the pair, so memory streams it
 //                 half as often);
