@@ -272,6 +272,13 @@ TEST(GatedMlpHeuristics, TokenTilesOf160And224) {
       {785, 28672, 8192, "swap_coop_128x160x64_c2x1"},
       {801, 14336, 4096, "pingpong_128x128x64_c1x2"},
       {769, 29568, 8192, "pingpong_128x128x64_c1x2"},
+      // Two tiles of few weight tiles: stream-K where K is long and the last wave short; none for a
+      // K loop shorter than 1024.
+      {267, 5632, 13056, "swap_coop_128x160x64_c2x1_streamk"},
+      {279, 5056, 17216, "swap_coop_128x160x64_c2x1_streamk"},
+      {316, 7360, 41728, "swap_coop_128x160x64_c2x1"},
+      {776, 9472, 384, "swap_coop_128x160x64_c2x1"},
+      {300, 9472, 512, "swap_coop_128x160x64_c2x1"},
   };
   for (const Case& c : expected) {
     EXPECT_EQ(chosen(gated(c.M, c.N, c.K)), std::string("sm90_gated_mlp_bf16_bf16_") + c.kernel)

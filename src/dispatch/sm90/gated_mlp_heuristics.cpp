@@ -13,9 +13,10 @@
 //                 swapped 160- or 224-token tiles (one for 129-160 and 193-224 tokens, two of 160
 //                 for 257-320, two of 224 for 385-448, five of 160 for 769-800) while the weight
 //                 tiles make at most 3.4 waves, cooperative, cluster 2x1 along the weight;
-//                 stream-K for one tile past one wave where the last fills below 80 % or
-//                 K >= 8192, for two once the weight tiles outnumber the SMs, for five where
-//                 whole tiles fill their last wave below 95 %; else, ties in this order:
+//                 stream-K (K >= 1024) for one tile past one wave where the last fills below
+//                 80 % or K >= 8192, for two once the weight tiles outnumber the SMs or where
+//                 K >= 8192 and the last wave is below 80 % full, for five where whole tiles
+//                 fill their last wave below 95 %; else, ties in this order:
 //                 swapped pingpong 128x128, cluster 1x2 along the tokens (an even number of
 //                 128-token tiles; each weight tile is multicast to the pair, so memory streams it
 //                 half as often);
@@ -71,6 +72,7 @@ constexpr double kLargeWeightBytes = 2e9;
 constexpr std::int64_t kStreamKMinK = 8192;
 constexpr double kStreamKBelowWaveFill = 0.8;
 constexpr double kFiveTilesStreamKBelowWaveFill = 0.95;
+constexpr std::int64_t kTokenTilesStreamKMinK = 1024;
 
 // The share of the SMs that whole tiles keep busy over their waves.
 double wave_fill(std::int64_t tiles, std::int64_t sm_count) {
@@ -121,16 +123,23 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   const std::int64_t tiles224 = few_waves && args.M <= 448 ? padded_rows(args.M, 224, 1) : kNever;
   if (std::min(tiles160, tiles224) < std::min({swapped, unswapped, swapped96})) {
     // One token tile: stream-K past one wave where the last is short or K is long (Llama-3 70B, 85 %
-    // full), whole tiles within one wave. Two: stream-K once the weight alone fills the SMs. Five:
-    // stream-K where whole tiles fill their last wave below 95 % (Llama-3 8B 94 %, Qwen2.5-7B 93 %:
-    // stream-K even or up to 4 % faster; Llama-3 70B 99.8 %: whole tiles 5-8 % faster).
+    // full), whole tiles within one wave. Two: stream-K once the weight alone fills the SMs, or
+    // where K is long and the last wave below 80 % full (random draws 267x5632x13056 and
+    // 279x5056x17216: 0.82 and 0.88x, whole tiles 0.63 and 0.61x). Five: stream-K where whole tiles
+    // fill their last wave below 95 % (Llama-3 8B 94 %, Qwen2.5-7B 93 %: stream-K even or up to 4 %
+    // faster; Llama-3 70B 99.8 %: whole tiles 5-8 % faster). Never for a K loop shorter than 1024
+    // (776x9472x384: stream-K 0.89x, whole tiles 1.03x).
     const std::int64_t token_tiles = tiles160 < tiles224 ? tiles160 / 160 : tiles224 / 224;
-    bool stream_k = weight_tiles > sm_count;
+    const double fill = wave_fill(weight_tiles * token_tiles, sm_count);
+    bool stream_k = false;
     if (token_tiles == 1) {
-      stream_k = stream_k && (wave_fill(weight_tiles, sm_count) < kStreamKBelowWaveFill || args.w.K >= kStreamKMinK);
-    } else if (token_tiles > 2) {
-      stream_k = wave_fill(weight_tiles * token_tiles, sm_count) < kFiveTilesStreamKBelowWaveFill;
+      stream_k = weight_tiles > sm_count && (fill < kStreamKBelowWaveFill || args.w.K >= kStreamKMinK);
+    } else if (token_tiles == 2) {
+      stream_k = weight_tiles > sm_count || (args.w.K >= kStreamKMinK && fill < kStreamKBelowWaveFill);
+    } else {
+      stream_k = fill < kFiveTilesStreamKBelowWaveFill;
     }
+    stream_k = stream_k && args.w.K >= kTokenTilesStreamKMinK;
     if (tiles160 < tiles224) return stream_k ? kSwapped160StreamK : kSwapped160;
     return stream_k ? kSwapped224StreamK : kSwapped224;
   }
