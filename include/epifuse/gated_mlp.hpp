@@ -16,10 +16,11 @@
 //   16 bytes and < 2^40 bytes; x, W, out 16-byte aligned, bias 4-byte aligned; limit > 0;
 //   scale finite; out must not overlap x, W, the bias or the workspace; the stream belongs to
 //   the current device.
-// Workspace: gated_mlp_workspace_size() bytes. When M is not a whole number of the chosen
-// kernel's token tiles, the kernel reads a zero-padded copy of x from the workspace ((M rounded
-// up) · K elements), because TMA loads that run past x's last row are several times slower. A call
-// given less workspace reads x in place: the same result, slower at such M.
+// Workspace: gated_mlp_workspace_size() bytes. Where M leaves the chosen kernel's last token tile
+// at least a quarter empty (between 65 and 1152 tokens), the kernel reads a zero-padded copy of x
+// from the workspace ((M rounded up) · K elements), because TMA loads that run past x's last row
+// are several times slower. A call given less workspace reads x in place: the same result, slower
+// at such M.
 // Delegation: narrow weights with a long K (few tiles for the GPU; dispatch/sm90 names the rule)
 // run cuBLASLt's GEMM into an fp32 [M, 2N] product in the workspace and epifuse's act·mul kernel
 // after it, rounded once as the fused kernels round; there the fused kernels were measured
