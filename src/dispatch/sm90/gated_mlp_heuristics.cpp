@@ -58,7 +58,7 @@ constexpr Configuration kSwapped128StreamK = {Schedule::kCooperative, {128, 128,
 constexpr Configuration kSwapped64 = {Schedule::kCooperative, {128, 64, 128}, {1, 1}, true};
 constexpr Configuration kSwappedPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, true};
 constexpr Configuration kSwappedPingpong96 = {Schedule::kPingpong, {128, 96, 64}, {1, 2}, true};
-// One token tile, a 2x1 cluster along the weight (x multicast), with stream-K twins.
+// 160- or 224-token tiles, a 2x1 cluster along the weight (x multicast), with stream-K twins.
 constexpr Configuration kSwapped160 = {Schedule::kCooperative, {128, 160, 64}, {2, 1}, true};
 constexpr Configuration kSwapped160StreamK = {Schedule::kCooperative, {128, 160, 64}, {2, 1}, true,
                                               Decomposition::kStreamK};
