@@ -39,7 +39,7 @@ std::string slug(std::string s) {
 
 // What every suite's subcommand takes.
 struct CommonOptions {
-  std::vector<std::string> shapes, grid_models, epilogues;
+  std::vector<std::string> shapes, grid_models, epilogues, sweep_only;
   std::string model, json_path, csv_path;
   std::vector<std::int64_t> tokens;
   bool check = true, sweep = false, sweep_knobs = false, quick = false, graphs = false, grid = false;
@@ -69,6 +69,8 @@ struct CommonOptions {
     cmd->add_option("--epilogues", epilogues, "gemm: time only these epilogues (none is always timed)")->delimiter(',');
     cmd->add_flag("--sweep", sweep, "also time every compiled bf16 kernel at its default launch knobs (tuning)");
     cmd->add_flag("--sweep-knobs", sweep_knobs, "with --sweep: also other raster orders and tile swizzles");
+    cmd->add_option("--sweep-only", sweep_only, "with --sweep: only kernels whose name contains one of these")
+        ->delimiter(',');
     cmd->add_flag("--quick", quick, "fewer timed iterations");
     cmd->add_flag("--graphs", graphs, "time CUDA-graph launches (no host launch overhead; for small M)");
   }
@@ -202,7 +204,7 @@ int main(int argc, char** argv) {
     }
   }
   SuiteOptions options{common.check, common.sweep, common.sweep_knobs,
-                       common.quick ? suite->quick_timing : suite->timing, common.epilogues};
+                       common.quick ? suite->quick_timing : suite->timing, common.epilogues, common.sweep_only};
   options.timing.graphs = common.graphs;
 
   bool usable = false;

@@ -212,6 +212,7 @@ class GatedShapeRun {
     for (const KernelKey& k : compiled_kernels(Op::kGatedMlp)) {
       if (k.a != DType::kBF16) continue;
       if (k.schedule == Schedule::kWarpMma && set(0).args.M > k.tile.n) continue;  // its token limit
+      if (!swept(options_, name(k))) continue;
       for (const Knobs& knob : knobs) {
         if ((k.swap_ab || !options_.sweep_knobs) && knob.swizzle != 1) continue;
         const Launch launch = forced({k, knob.raster, knob.swizzle});

@@ -360,7 +360,8 @@ class ShapeRun {
     };
 
     for (const KernelKey& k : compiled_kernels(Op::kGemm)) {
-      if (k.a != DType::kBF16 || k.d != DType::kBF16 || k.epilogue == EpilogueCoverage::kFullWithColumnReductions) {
+      if (k.a != DType::kBF16 || k.d != DType::kBF16 || k.epilogue == EpilogueCoverage::kFullWithColumnReductions ||
+          !swept(options_, name(k))) {
         continue;
       }
       for (std::size_t e = 0; e < sweep_epilogues_.size(); ++e) {

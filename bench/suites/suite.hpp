@@ -21,7 +21,17 @@ struct SuiteOptions {
   bool sweep_knobs = false;  // with sweep: also under other raster orders and tile swizzles
   TimingOptions timing;
   std::vector<std::string> epilogues;  // gemm: the epilogues timed besides none (empty: all)
+  std::vector<std::string> sweep_only;  // with sweep: kernels whose name holds one of these (empty: all)
 };
+
+// Whether a sweep times the kernel of this name (SuiteOptions::sweep_only).
+inline bool swept(const SuiteOptions& options, const std::string& kernel_name) {
+  if (options.sweep_only.empty()) return true;
+  for (const std::string& part : options.sweep_only) {
+    if (kernel_name.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
 
 struct Suite {
   std::string name;         // the subcommand

@@ -45,9 +45,11 @@ struct GatedMlpKernel {
   using StrideOut = cutlass::detail::TagToStrideC_t<LayoutOut>;  // (M, N, L) in GEMM coordinates
   // Subtile rows as CUTLASS requires for the schedule: 128 split over the cooperative pair, 64
   // per pingpong warpgroup. 64 columns unswapped (output subtile rows of 64 bytes, twice what
-  // CUTLASS's default 32 columns give: half as many, larger TMA stores); 32 swapped, where the
-  // output runs along M (64 elements, 128 bytes).
-  static constexpr int kEpilogueN = kSwapAB ? cute::min(32, kKey.tile.n) : 64;
+  // CUTLASS's default 32 columns give: half as many, larger TMA stores); swapped, where the
+  // output runs along M (64 elements, 128 bytes), 32 tokens, or 16 where 32 does not divide the
+  // token tile (144, 176, 208 tokens; CUTLASS's collective takes multiples of 16 only).
+  static constexpr int kEpilogueN = !kSwapAB ? 64 : kKey.tile.n % 32 == 0 ? cute::min(32, kKey.tile.n) : 16;
+  static_assert(kKey.tile.n % kEpilogueN == 0, "whole epilogue subtiles along the tile's N");
   using EpilogueTile = cute::Shape<cute::Int<kCooperative ? 128 : 64>, cute::Int<kEpilogueN>>;
   static constexpr int kEpilogueTiles = (kKey.tile.m / cute::size<0>(EpilogueTile{})) * (kKey.tile.n / kEpilogueN);
   static constexpr int kStoreStages = cute::min(kEpilogueTiles, 2);  // as CUTLASS's builder sizes StagesD
