@@ -201,13 +201,17 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   const std::pair<std::int64_t, const char*> expected[] = {
       {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},      {64, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
       {65, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},      {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
-      // The tiling that pads least: one or two 160- or 224-token tiles, 96-token pairs (192 rows),
-      // 128-token pairs, unswapped 128-row tiles.
-      {129, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1"},    {160, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1"},
-      {161, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {192, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
-      {193, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},    {224, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},
+      // The tiling that pads least: one token tile of 144 to 224, two of 144, 160 or 224,
+      // 96-token pairs (192 rows), 128-token pairs, unswapped 128-row tiles.
+      {129, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},    {144, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},
+      {145, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1"},    {160, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1"},
+      {161, "sm90_gated_mlp_bf16_bf16_swap_coop_128x176x64_c2x1"},    {176, "sm90_gated_mlp_bf16_bf16_swap_coop_128x176x64_c2x1"},
+      {177, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {192, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
+      {193, "sm90_gated_mlp_bf16_bf16_swap_coop_128x208x64_c2x1"},    {208, "sm90_gated_mlp_bf16_bf16_swap_coop_128x208x64_c2x1"},
+      {209, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},    {224, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},
       {225, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"}, {512, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
-      {273, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk"},
+      {257, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},    {288, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},
+      {289, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk"},
       {320, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk"},
       {321, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},  {373, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
       {385, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk"},
@@ -236,11 +240,12 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   EXPECT_NE(selecting(forced).message().find("is a gemm kernel"), std::string::npos);
 }
 
-// Swapped 160- or 224-token tiles: stream-K for one tile where 2N / 128 weight tiles fill their
-// last wave below 80 % (Qwen2.5-7B: 296 tiles on 132 SMs, 75 %) or K >= 8192 (Llama-3 70B); whole
-// tiles for Llama-3 8B (224, 85 %) and within one wave; two 160-token tiles (257-320 tokens) whole
-// while the weight alone does not fill the SMs; the pairs beyond 3.4 waves (Qwen2.5-72B: 462 tiles).
-TEST(GatedMlpHeuristics, TokenTilesOf160And224) {
+// Swapped 144- to 224-token tiles (144, 176 and 208 whole only): stream-K for one tile where
+// 2N / 128 weight tiles fill their last wave below 80 % (Qwen2.5-7B: 296 tiles on 132 SMs, 75 %) or
+// K >= 8192 (Llama-3 70B); whole tiles for Llama-3 8B (224, 85 %) and within one wave; two
+// 160-token tiles (289-320 tokens) whole while the weight alone does not fill the SMs; the pairs
+// beyond 3.4 waves (Qwen2.5-72B: 462 tiles).
+TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
   struct Case {
     std::int64_t M, N, K;
     const char* kernel;
@@ -248,19 +253,36 @@ TEST(GatedMlpHeuristics, TokenTilesOf160And224) {
   const Case expected[] = {
       {149, 18944, 3584, "swap_coop_128x160x64_c2x1_streamk"},
       {200, 28672, 8192, "swap_coop_128x224x64_c2x1_streamk"},
-      {200, 14336, 3584, "swap_coop_128x224x64_c2x1"},
+      {200, 14336, 3584, "swap_coop_128x208x64_c2x1"},
       {149, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
       {200, 29568, 8192, "swap_pingpong_128x128x64_c1x2"},
       {300, 8192, 2048, "swap_coop_128x160x64_c2x1"},
-      // The GPU suite's one-tile cases (tests/gpu/gated_test.cpp).
+      // The GPU suite's token-tile cases (tests/gpu/gated_test.cpp).
+      {141, 7168, 1024, "swap_coop_128x144x64_c2x1"},
       {149, 9472, 1024, "swap_coop_128x160x64_c2x1_streamk"},
       {160, 7168, 1024, "swap_coop_128x160x64_c2x1"},
-      {197, 7168, 1024, "swap_coop_128x224x64_c2x1"},
+      {170, 7168, 1024, "swap_coop_128x176x64_c2x1"},
+      {270, 7168, 1024, "swap_coop_128x144x64_c2x1"},
+      {197, 7168, 1024, "swap_coop_128x208x64_c2x1"},
       {224, 9472, 1024, "swap_coop_128x224x64_c2x1_streamk"},
       {401, 7168, 1024, "swap_coop_128x224x64_c2x1"},
       {433, 9472, 1024, "swap_coop_128x224x64_c2x1_streamk"},
       {785, 7168, 1024, "swap_coop_128x160x64_c2x1_streamk"},
       {790, 8448, 1024, "swap_coop_128x160x64_c2x1"},
+      // 144-, 176- and 208-token tiles only where whole tiles are chosen: Llama-3 8B (no stream-K)
+      // takes them, Llama-3 70B and Qwen2.5-7B keep the stream-K kernels (or the 96-token pair) at
+      // one tile; two of 144 need stream-K only for a long K and a short last wave.
+      {141, 14336, 4096, "swap_coop_128x144x64_c2x1"},
+      {141, 28672, 8192, "swap_coop_128x160x64_c2x1_streamk"},
+      {141, 18944, 3584, "swap_coop_128x160x64_c2x1_streamk"},
+      {165, 14336, 4096, "swap_coop_128x176x64_c2x1"},
+      {165, 28672, 8192, "swap_pingpong_128x96x64_c1x2"},
+      {165, 18944, 3584, "swap_pingpong_128x96x64_c1x2"},
+      {201, 14336, 4096, "swap_coop_128x208x64_c2x1"},
+      {201, 28672, 8192, "swap_coop_128x224x64_c2x1_streamk"},
+      {257, 28672, 8192, "swap_coop_128x144x64_c2x1"},
+      {272, 18944, 3584, "swap_coop_128x144x64_c2x1"},
+      {289, 28672, 8192, "swap_coop_128x160x64_c2x1_streamk"},
       // Two 224-token tiles up to 448 tokens, then the 128-token pair.
       {385, 14336, 4096, "swap_coop_128x224x64_c2x1_streamk"},
       {448, 8192, 2048, "swap_coop_128x224x64_c2x1"},
@@ -356,13 +378,14 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
 // x is padded to whole token tiles (times the cluster along the tokens) between 65 and 1152 tokens
 // when the last tile is at least a quarter out of bounds.
 TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {
-  // 129 and 193-224 tokens: one 160- or 224-token tile, at most 31 rows out of bounds, reads x in
-  // place; so does every count past 1152 tokens.
+  // 129-224 and 257-320 tokens: one token tile of 144 to 224, 96-token pairs, two of 144 or 160,
+  // all with less than a quarter of the last tile out of bounds, read x in place; so does every
+  // count past 1152 tokens.
   const std::pair<std::int64_t, std::int64_t> expected[] = {
       {1, 0},     {57, 0},    {64, 0},   {65, 128}, {96, 128},  {101, 0},   {128, 0},    {129, 0},
-      {161, 192}, {176, 0},   {193, 0},  {200, 0},  {224, 0},   {232, 0},   {245, 0},    {256, 0},
-      {257, 320}, {333, 384}, {380, 0},  {385, 448}, {1025, 1152}, {1152, 0}, {1153, 0}, {4095, 0},
-      {16383, 0}};
+      {161, 0},   {176, 0},   {177, 0},  {193, 0},  {200, 0},   {224, 0},   {232, 0},    {245, 0},
+      {256, 0},   {257, 0},   {288, 0},  {290, 0},  {333, 384}, {380, 0},  {385, 448}, {1025, 1152},
+      {1152, 0},  {1153, 0},  {4095, 0},  {16383, 0}};
   for (const auto& [M, padded] : expected) {
     const GatedMlpArgs a = gated(M, 14336, 4096);
     KernelChoice choice;

@@ -10,12 +10,13 @@
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
 //              -> cooperative 128x256, cluster 1x2
 //   M <= 4096  -> the tiling that computes the fewest rows:
-//                 swapped 160- or 224-token tiles (one for 129-160 and 193-224 tokens, two of 160
-//                 for 257-320, two of 224 for 385-448, five of 160 for 769-800) while the weight
-//                 tiles make at most 3.4 waves, cooperative, cluster 2x1 along the weight;
+//                 swapped 144- to 224-token tiles (one of 144, 160, 176, 208 or 224 tokens up to
+//                 224, two of 144 for 257-288, two of 160 for 289-320, two of 224 for 385-448, five
+//                 of 160 for 769-800) while the weight tiles make at most 3.4 waves, cooperative,
+//                 cluster 2x1 along the weight; 144, 176 and 208 only where whole tiles are chosen;
 //                 stream-K (K >= 1024) for one tile past one wave where the last fills below
-//                 80 % or K >= 8192, for two once the weight tiles outnumber the SMs or where
-//                 K >= 8192 and the last wave is below 80 % full, for five where whole tiles
+//                 80 % or K >= 8192, for two where K >= 8192 and the last wave is below 80 %
+//                 full or (160 and 224) once the weight tiles outnumber the SMs, for five where whole tiles
 //                 fill their last wave below 95 %; else, ties in this order:
 //                 swapped pingpong 128x128, cluster 1x2 along the tokens (an even number of
 //                 128-token tiles; each weight tile is multicast to the pair, so memory streams it
@@ -58,13 +59,16 @@ constexpr Configuration kSwapped128StreamK = {Schedule::kCooperative, {128, 128,
 constexpr Configuration kSwapped64 = {Schedule::kCooperative, {128, 64, 128}, {1, 1}, true};
 constexpr Configuration kSwappedPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, true};
 constexpr Configuration kSwappedPingpong96 = {Schedule::kPingpong, {128, 96, 64}, {1, 2}, true};
-// 160- or 224-token tiles, a 2x1 cluster along the weight (x multicast), with stream-K twins.
+// 144- to 224-token tiles, a 2x1 cluster along the weight (x multicast); 160 and 224 with stream-K twins.
 constexpr Configuration kSwapped160 = {Schedule::kCooperative, {128, 160, 64}, {2, 1}, true};
 constexpr Configuration kSwapped160StreamK = {Schedule::kCooperative, {128, 160, 64}, {2, 1}, true,
                                               Decomposition::kStreamK};
 constexpr Configuration kSwapped224 = {Schedule::kCooperative, {128, 224, 64}, {2, 1}, true};
 constexpr Configuration kSwapped224StreamK = {Schedule::kCooperative, {128, 224, 64}, {2, 1}, true,
                                               Decomposition::kStreamK};
+constexpr Configuration kSwapped144 = {Schedule::kCooperative, {128, 144, 64}, {2, 1}, true};
+constexpr Configuration kSwapped176 = {Schedule::kCooperative, {128, 176, 64}, {2, 1}, true};
+constexpr Configuration kSwapped208 = {Schedule::kCooperative, {128, 208, 64}, {2, 1}, true};
 constexpr Configuration kPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
 constexpr Configuration kCooperative1x2 = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
 
@@ -121,26 +125,50 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   const bool tiles160_pay = args.M <= 320 || (args.M > 768 && args.M <= 800);
   const std::int64_t tiles160 = few_waves && tiles160_pay ? padded_rows(args.M, 160, 1) : kNever;
   const std::int64_t tiles224 = few_waves && args.M <= 448 ? padded_rows(args.M, 224, 1) : kNever;
-  if (std::min(tiles160, tiles224) < std::min({swapped, unswapped, swapped96})) {
-    // One token tile: stream-K past one wave where the last is short or K is long (Llama-3 70B, 85 %
-    // full), whole tiles within one wave. Two: stream-K once the weight alone fills the SMs, or
-    // where K is long and the last wave below 80 % full (random draws 267x5632x13056 and
-    // 279x5056x17216: 0.82 and 0.88x, whole tiles 0.63 and 0.61x). Five: stream-K where whole tiles
-    // fill their last wave below 95 % (Llama-3 8B 94 %, Qwen2.5-7B 93 %: stream-K even or up to 4 %
-    // faster; Llama-3 70B 99.8 %: whole tiles 5-8 % faster). Never for a K loop shorter than 1024
-    // (776x9472x384: stream-K 0.89x, whole tiles 1.03x).
-    const std::int64_t token_tiles = tiles160 < tiles224 ? tiles160 / 160 : tiles224 / 224;
+  // Whole tiles only (no stream-K twins), where they compute fewer rows and the count needs no
+  // stream-K: one or two of 144 tokens (129-144, 257-288), one of 176 (161-176) or 208 (193-208).
+  // Swept on three catalogue MLPs (bench/results/tuning/issue9/tiles-144-176-208/): two of 144 were
+  // the fastest swept kernel at all 9 points of 257-288 tokens (0.88-1.00x against 0.80-0.98x
+  // dispatched); one tile of 144/176/208 beat the 160/224 tiles and the 96-token pair by 2-7 % on
+  // Llama-3 8B and lost to the stream-K kernels wherever those are chosen. Two of 176 or 208 won on
+  // Llama-3 70B only (321-416 tokens), so they are not taken.
+  const std::int64_t tiles144 = few_waves && args.M <= 288 ? padded_rows(args.M, 144, 1) : kNever;
+  const std::int64_t tiles176 = few_waves && args.M <= 176 ? 176 : kNever;
+  const std::int64_t tiles208 = few_waves && args.M <= 208 ? 208 : kNever;
+  const std::int64_t pairs = std::min({swapped, unswapped, swapped96});
+  const std::int64_t twinned = std::min(tiles160, tiles224);
+  const std::int64_t whole_only = std::min({tiles144, tiles176, tiles208});
+  // One token tile: stream-K past one wave where the last is short or K is long (Llama-3 70B, 85 %
+  // full), whole tiles within one wave. Two: stream-K once the weight alone fills the SMs, or
+  // where K is long and the last wave below 80 % full (random draws 267x5632x13056 and
+  // 279x5056x17216: 0.82 and 0.88x, whole tiles 0.63 and 0.61x); two of 144 only for the latter
+  // (whole 144-token tiles beat the 160-token stream-K kernel on the catalogue MLPs). Five: stream-K
+  // where whole tiles fill their last wave below 95 % (Llama-3 8B 94 %, Qwen2.5-7B 93 %: stream-K
+  // even or up to 4 % faster; Llama-3 70B 99.8 %: whole tiles 5-8 % faster). Never for a K loop
+  // shorter than 1024 (776x9472x384: stream-K 0.89x, whole tiles 1.03x).
+  const auto stream_k_for = [&](std::int64_t token_tiles, bool weight_fills_sms_ok) {
     const double fill = wave_fill(weight_tiles * token_tiles, sm_count);
     bool stream_k = false;
     if (token_tiles == 1) {
       stream_k = weight_tiles > sm_count && (fill < kStreamKBelowWaveFill || args.w.K >= kStreamKMinK);
     } else if (token_tiles == 2) {
-      stream_k = weight_tiles > sm_count || (args.w.K >= kStreamKMinK && fill < kStreamKBelowWaveFill);
+      stream_k = (weight_tiles > sm_count && !weight_fills_sms_ok) ||
+                 (args.w.K >= kStreamKMinK && fill < kStreamKBelowWaveFill);
     } else {
       stream_k = fill < kFiveTilesStreamKBelowWaveFill;
     }
-    stream_k = stream_k && args.w.K >= kTokenTilesStreamKMinK;
-    if (tiles160 < tiles224) return stream_k ? kSwapped160StreamK : kSwapped160;
+    return stream_k && args.w.K >= kTokenTilesStreamKMinK;
+  };
+  if (whole_only < std::min(twinned, pairs)) {
+    const std::int64_t tile = whole_only == tiles144 ? 144 : whole_only == tiles176 ? 176 : 208;
+    if (!stream_k_for(whole_only / tile, /*weight_fills_sms_ok=*/true)) {
+      return tile == 144 ? kSwapped144 : tile == 176 ? kSwapped176 : kSwapped208;
+    }
+  }
+  if (twinned < pairs) {
+    const bool use160 = tiles160 < tiles224;
+    const bool stream_k = stream_k_for(use160 ? tiles160 / 160 : tiles224 / 224, /*weight_fills_sms_ok=*/false);
+    if (use160) return stream_k ? kSwapped160StreamK : kSwapped160;
     return stream_k ? kSwapped224StreamK : kSwapped224;
   }
   if (swapped <= std::min(unswapped, swapped96)) return kSwappedPingpong1x2;
