@@ -213,8 +213,12 @@ def test_torch_compile_fullgraph_matches_eager(generator, mode):
                 got = compiled(x)
             if mode.startswith("max-autotune"):
                 # Inductor may pick its own GEMM for the down projection (F.linear), which rounds
-                # differently; epifuse's ops are the same calls.
-                torch.testing.assert_close(got, block(x), msg=f"{mode}, {tokens} tokens")
+                # differently; epifuse's ops are the same calls. One bf16 rounding (2^-8) of the
+                # down projection's output carries through the next GEMM into absolute errors of
+                # that order of the output's scale, so elements near zero get an absolute bound.
+                want = block(x)
+                torch.testing.assert_close(got, want, rtol=2**-7, atol=2**-7 * want.abs().max().item(),
+                                           msg=lambda m: f"{mode}, {tokens} tokens: {m}")
             else:
                 assert torch.equal(got, block(x)), f"{mode}, {tokens} tokens"
 
