@@ -48,9 +48,10 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 128 64 SWAP_AB 
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 SWAP_AB)
 # 96-token tiles where they pad less than 128-token ones (129-192 tokens: 192 rows, not 256).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 96 64 CLUSTER 1 2 SWAP_AB)
-# 160- and 224-token tiles where they compute fewer rows than the pairs (one at 129-160 and
-# 193-224 tokens, two at 257-320 and 385-448, five at 769-800), a 2x1 cluster along the weight
-# multicasting x; stream-K twins where the weight tiles leave the last wave short.
+# 160- and 224-token tiles where they compute fewer rows than the pairs (one up to 224 tokens,
+# two at 257-320 and 385-448, five at 769-800; the 144/176/208 rows below take some of those
+# counts), a 2x1 cluster along the weight multicasting x; stream-K twins where the weight tiles
+# leave the last wave short.
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB DECOMPOSITION stream_k)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 2 1 SWAP_AB)
