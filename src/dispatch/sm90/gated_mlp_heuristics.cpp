@@ -127,11 +127,11 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   const std::int64_t tiles224 = few_waves && args.M <= 448 ? padded_rows(args.M, 224, 1) : kNever;
   // Whole tiles only (no stream-K twins), where they compute fewer rows and the count needs no
   // stream-K: one or two of 144 tokens (129-144, 257-288), one of 176 (161-176) or 208 (193-208).
-  // Swept on three catalogue MLPs (bench/results/tuning/issue9/tiles-144-176-208/): two of 144 were
-  // the fastest swept kernel at all 9 points of 257-288 tokens (0.88-1.00x against 0.80-0.98x
-  // dispatched); one tile of 144/176/208 beat the 160/224 tiles and the 96-token pair by 2-7 % on
-  // Llama-3 8B and lost to the stream-K kernels wherever those are chosen. Two of 176 or 208 won on
-  // Llama-3 70B only (321-416 tokens), so they are not taken.
+  // Swept on five catalogue MLPs (bench/results/tuning/issue9/tiles-144-176-208/): two of 144 were
+  // the fastest swept kernel at all 13 points of 257-288 tokens (0.84-1.00x against 0.82-0.95x for
+  // the kernels chosen before); one tile of 144/176/208 beat the 160/224 tiles and the 96-token
+  // pair by 2-7 % on Llama-3 8B and Llama-3.2 1B and lost to the stream-K kernels wherever those
+  // are chosen. Two of 176 or 208 won on Llama-3 70B only (321-416 tokens), so they are not taken.
   const std::int64_t tiles144 = few_waves && args.M <= 288 ? padded_rows(args.M, 144, 1) : kNever;
   const std::int64_t tiles176 = few_waves && args.M <= 176 ? 176 : kNever;
   const std::int64_t tiles208 = few_waves && args.M <= 208 ? 208 : kNever;
@@ -146,13 +146,13 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   // where whole tiles fill their last wave below 95 % (Llama-3 8B 94 %, Qwen2.5-7B 93 %: stream-K
   // even or up to 4 % faster; Llama-3 70B 99.8 %: whole tiles 5-8 % faster). Never for a K loop
   // shorter than 1024 (776x9472x384: stream-K 0.89x, whole tiles 1.03x).
-  const auto stream_k_for = [&](std::int64_t token_tiles, bool weight_fills_sms_ok) {
+  const auto stream_k_for = [&](std::int64_t token_tiles, bool once_the_weight_fills_the_sms) {
     const double fill = wave_fill(weight_tiles * token_tiles, sm_count);
     bool stream_k = false;
     if (token_tiles == 1) {
       stream_k = weight_tiles > sm_count && (fill < kStreamKBelowWaveFill || args.w.K >= kStreamKMinK);
     } else if (token_tiles == 2) {
-      stream_k = (weight_tiles > sm_count && !weight_fills_sms_ok) ||
+      stream_k = (weight_tiles > sm_count && once_the_weight_fills_the_sms) ||
                  (args.w.K >= kStreamKMinK && fill < kStreamKBelowWaveFill);
     } else {
       stream_k = fill < kFiveTilesStreamKBelowWaveFill;
@@ -161,13 +161,14 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   };
   if (whole_only < std::min(twinned, pairs)) {
     const std::int64_t tile = whole_only == tiles144 ? 144 : whole_only == tiles176 ? 176 : 208;
-    if (!stream_k_for(whole_only / tile, /*weight_fills_sms_ok=*/true)) {
+    if (!stream_k_for(whole_only / tile, /*once_the_weight_fills_the_sms=*/false)) {
       return tile == 144 ? kSwapped144 : tile == 176 ? kSwapped176 : kSwapped208;
     }
   }
   if (twinned < pairs) {
     const bool use160 = tiles160 < tiles224;
-    const bool stream_k = stream_k_for(use160 ? tiles160 / 160 : tiles224 / 224, /*weight_fills_sms_ok=*/false);
+    const std::int64_t token_tiles = use160 ? tiles160 / 160 : tiles224 / 224;
+    const bool stream_k = stream_k_for(token_tiles, /*once_the_weight_fills_the_sms=*/true);
     if (use160) return stream_k ? kSwapped160StreamK : kSwapped160;
     return stream_k ? kSwapped224StreamK : kSwapped224;
   }
