@@ -1,25 +1,16 @@
 """Where the prefill time goes: eager vs epifuse-patched Llama-3-8B shape (random weights), GPU
 time per kernel name from torch.profiler, and each prefill's CUDA-event time.
   python bench/python/prefill_profile.py [TOKENS] [OUT.json]   (from the repository root)"""
-import copy
 import json
 import sys
 
 import torch
-import transformers
 
 sys.path.insert(0, "bench/python")
-import epifuse
-from model_bench import LLAMA3_8B
+from model_bench import LLAMA3_8B, _models
 
 tokens = int(sys.argv[1]) if len(sys.argv) > 1 else 4096
-config = transformers.LlamaConfig(**LLAMA3_8B)
-config._attn_implementation = "sdpa"
-torch.manual_seed(0)
-with torch.device("cuda"):
-    eager = transformers.AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16).eval()
-patched = copy.deepcopy(eager)
-print(epifuse.patch(patched), flush=True)
+eager, patched = _models()  # the model bench's models: same config, seed and patch
 ids = torch.randint(3, LLAMA3_8B["vocab_size"], (1, tokens), device="cuda")
 out = {}
 with torch.inference_mode():
