@@ -24,7 +24,8 @@ from triton_act_mul import act_mul
 # (name, hidden K, intermediate N): the MLPs of public configs.
 MODELS = [("llama3-8b", 4096, 14336), ("llama3-70b", 8192, 28672), ("qwen3-4b", 2560, 9728)]
 GATED_TOKENS = [1, 16, 64, 128, 200, 256, 777, 1024, 4096]
-MLP_TOKENS = [1, 16, 256, 1024, 4096]
+MLP_TOKENS = [1, 16, 256, 1024, 4096, 8192]
+MLP_CHUNK_TOKENS = 2048  # epifuse.mlp's chunks where the MLP has more tokens: memory against time
 BF16 = torch.bfloat16
 
 
@@ -83,13 +84,19 @@ def suite_ops(ceil: dict, seed: int) -> List[dict]:
     return rows
 
 
-def _mlp_impls(sets, compiled):
+def _mlp_impls(sets, compiled, M):
     def pick(i):
         return sets[i % len(sets)]
 
+    chunked = {}
+    if M > MLP_CHUNK_TOKENS:
+        chunked[f"epifuse_chunks{MLP_CHUNK_TOKENS}"] = (
+            lambda i: epifuse.mlp(pick(i)["x"], pick(i)["packed"], pick(i)["down"], chunk_tokens=MLP_CHUNK_TOKENS),
+            2, f"epifuse.mlp in chunks of {MLP_CHUNK_TOKENS} tokens (gated_mlp + torch.mm into the output's rows)")
     return {
         "epifuse": (lambda i: F.linear(epifuse.gated_mlp(pick(i)["x"], pick(i)["packed"]), pick(i)["down"]), 2,
                     "epifuse gated_mlp + F.linear down"),
+        **chunked,
         "linear+triton_act_mul": (lambda i: F.linear(act_mul(F.linear(pick(i)["x"], pick(i)["gate_up"])),
                                                      pick(i)["down"]), 3, "F.linear [gate; up] + Triton act·mul + F.linear"),
         "torch_eager": (lambda i: F.linear(_eager_gated(pick(i)), pick(i)["down"]), 5, "Hugging Face LlamaMLP math"),
@@ -113,18 +120,18 @@ def _peak_activation_mb(call) -> float:
     return peak / 2**20
 
 
-def suite_mlp(ceil: dict, seed: int, models: List[str]) -> List[dict]:
+def suite_mlp(ceil: dict, seed: int, models: List[str], tokens: List[int]) -> List[dict]:
     rows = []
     compiled = torch.compile(_unfused_mlp, mode="max-autotune-no-cudagraphs", dynamic=False)
     for model, K, N in MODELS:
         if model not in models:
             continue
         weight_bytes = 3 * N * K * 2
-        for M in MLP_TOKENS:
+        for M in tokens:
             sets = _operands(M, N, K, rotation_count(weight_bytes), seed + M)
             o = sets[0]
             ref = _unfused_mlp(o["x"].double(), o["gate"].double(), o["up"].double(), o["down"].double())
-            impls = _mlp_impls(sets, compiled)
+            impls = _mlp_impls(sets, compiled, M)
             checks = {name: check(call(0), ref, roundings) for name, (call, roundings, _) in impls.items()}
             peaks = {name: _peak_activation_mb(call) for name, (call, _, _) in impls.items()}
             times = time_interleaved({name: call for name, (call, _, _) in impls.items()}, rounds=30)
@@ -172,6 +179,7 @@ def main() -> int:
     parser.add_argument("--json", required=True)
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--models", default="llama3-8b", help="mlp suite: comma-separated MODELS names")
+    parser.add_argument("--tokens", default=",".join(map(str, MLP_TOKENS)), help="mlp suite: token counts")
     parser.add_argument("--phase", default="prefill,decode", help="model suite: prefill, decode or both")
     parser.add_argument("--compile-mode", default="max-autotune-no-cudagraphs", help="model suite: torch.compile mode")
     parser.add_argument("--decode-compiled", action="store_true", help="model suite: also the compiled models' decode")
@@ -188,7 +196,8 @@ def main() -> int:
         if args.suite == "ops":
             report["rows"] = suite_ops(report["ceilings"], args.seed)
         elif args.suite == "mlp":
-            report["rows"] = suite_mlp(report["ceilings"], args.seed, args.models.split(","))
+            report["rows"] = suite_mlp(report["ceilings"], args.seed, args.models.split(","),
+                                       [int(t) for t in args.tokens.split(",")])
         elif args.suite == "host":
             report["host_cost"] = suite_host()
     if args.suite == "model":

@@ -4,6 +4,7 @@
     y = epifuse.gemm(x, weight, bias, activation="gelu_tanh")
     packed = epifuse.pack_gate_up(gate_weight, up_weight)
     h = epifuse.gated_mlp(x, packed, activation="swiglu")
+    y = epifuse.mlp(x, packed, down_weight, chunk_tokens=2048)  # gate/up fused, then down
     report = epifuse.patch(hf_model)     # Llama, Mistral, Qwen2/3, Gemma, Gemma-2, Phi-3 MLPs
 """
 from epifuse import _library
@@ -22,8 +23,9 @@ from epifuse.ops import (  # noqa: E402
     pack_gate_up,
     unpack_gate_up,
 )
+from epifuse.mlp_op import mlp  # noqa: E402
 from epifuse.patch import PatchReport, patch, unpatch  # noqa: E402
 
 __version__ = "0.2.0"
 __all__ = ["GATE_UP_BLOCKS8", "GATED_ACTIVATIONS", "GEMM_ACTIVATIONS", "PackedGateUp", "PatchReport", "gated_mlp",
-           "gemm", "nn", "pack_gate_up", "patch", "unpack_gate_up", "unpatch"]
+           "gemm", "mlp", "nn", "pack_gate_up", "patch", "unpack_gate_up", "unpatch"]

@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from epifuse import ops
+from epifuse.mlp_op import mlp
 
 
 class Linear(torch.nn.Module):
@@ -70,16 +71,18 @@ class GatedMLP(torch.nn.Module):
     or None) and `down_proj` (an nn.Linear). load_state_dict also takes unpacked checkpoints and
     packs them: `gate_proj.weight` and `up_proj.weight` (Llama, Mistral, Qwen, Gemma), or a fused
     `gate_up_proj.weight` with gate first (Phi-3), with `.bias` entries alike.
+
+    chunk_tokens (None: off) computes the MLP that many tokens at a time, so that at most
+    [chunk_tokens, intermediate_size] of the intermediate exists at once (epifuse.mlp).
     """
 
     def __init__(self, hidden_size: int, intermediate_size: int, activation: str = "swiglu", bias: bool = False, *,
-                 limit: Optional[float] = None, scale: float = 1.0, device=None, dtype=torch.bfloat16):
+                 limit: Optional[float] = None, scale: float = 1.0, chunk_tokens: Optional[int] = None, device=None,
+                 dtype=torch.bfloat16):
         super().__init__()
-        if activation not in ops.GATED_ACTIVATIONS:
-            raise ValueError(f"epifuse.nn.GatedMLP: activation must be one of {ops.GATED_ACTIVATIONS}, "
-                             f"not {activation!r}")
+        _check_activation(activation)
         self.hidden_size, self.intermediate_size = hidden_size, intermediate_size
-        self.activation, self.limit, self.scale = activation, limit, scale
+        self.activation, self.limit, self.scale, self.chunk_tokens = activation, limit, scale, chunk_tokens
         self.register_buffer("gate_up_weight",
                              torch.empty(2 * intermediate_size, hidden_size, device=device, dtype=dtype))
         self.register_buffer("gate_up_bias",
@@ -90,15 +93,14 @@ class GatedMLP(torch.nn.Module):
 
     @classmethod
     def from_packed(cls, packed: ops.PackedGateUp, down_proj: torch.nn.Linear, activation: str = "swiglu", *,
-                    limit: Optional[float] = None, scale: float = 1.0) -> "GatedMLP":
+                    limit: Optional[float] = None, scale: float = 1.0,
+                    chunk_tokens: Optional[int] = None) -> "GatedMLP":
         """Wraps an already packed weight and an existing down projection, copying neither."""
         module = cls.__new__(cls)
         torch.nn.Module.__init__(module)
-        if activation not in ops.GATED_ACTIVATIONS:
-            raise ValueError(f"epifuse.nn.GatedMLP: activation must be one of {ops.GATED_ACTIVATIONS}, "
-                             f"not {activation!r}")
+        _check_activation(activation)
         module.hidden_size, module.intermediate_size = packed.K, packed.N
-        module.activation, module.limit, module.scale = activation, limit, scale
+        module.activation, module.limit, module.scale, module.chunk_tokens = activation, limit, scale, chunk_tokens
         module.register_buffer("gate_up_weight", packed.weight)
         module.register_buffer("gate_up_bias", packed.bias)
         module.down_proj = down_proj
@@ -110,8 +112,8 @@ class GatedMLP(torch.nn.Module):
         return ops.PackedGateUp(self.gate_up_weight, self.gate_up_bias, self.gate_up_layout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = ops.gated_mlp(x, self.packed, self.activation, self.limit, self.scale)
-        return F.linear(h, self.down_proj.weight, self.down_proj.bias)
+        return mlp(x, self.packed, self.down_proj.weight, self.down_proj.bias, self.activation, self.limit,
+                   self.scale, self.chunk_tokens)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
@@ -142,4 +144,9 @@ class GatedMLP(torch.nn.Module):
     def extra_repr(self) -> str:
         return (f"hidden_size={self.hidden_size}, intermediate_size={self.intermediate_size}, "
                 f"activation={self.activation}, bias={self.gate_up_bias is not None}, limit={self.limit}, "
-                f"scale={self.scale}")
+                f"scale={self.scale}, chunk_tokens={self.chunk_tokens}")
+
+
+def _check_activation(activation: str) -> None:
+    if activation not in ops.GATED_ACTIVATIONS:
+        raise ValueError(f"epifuse.nn.GatedMLP: activation must be one of {ops.GATED_ACTIVATIONS}, not {activation!r}")

@@ -86,8 +86,9 @@ def _release(linear: torch.nn.Linear) -> None:
 
 
 @torch.no_grad()
-def patch(model: torch.nn.Module) -> PatchReport:
-    """Replaces every recognised gated MLP in `model` (in place) and returns what it did."""
+def patch(model: torch.nn.Module, chunk_tokens: Optional[int] = None) -> PatchReport:
+    """Replaces every recognised gated MLP in `model` (in place) and returns what it did.
+    chunk_tokens: computes each MLP that many tokens at a time (epifuse.mlp); None, one call."""
     report = PatchReport()
     for path, module in list(model.named_modules()):
         found = _linears(module)
@@ -111,7 +112,7 @@ def patch(model: torch.nn.Module) -> PatchReport:
             packed = ops.pack_gate_up(gate.weight, up.weight, gate.bias, up.bias)
             _release(gate)
             _release(up)
-        replacement = GatedMLP.from_packed(packed, down, activation)
+        replacement = GatedMLP.from_packed(packed, down, activation, chunk_tokens=chunk_tokens)
         object.__setattr__(replacement, "_epifuse_original", module)
         model.set_submodule(path, replacement)
         report.patched.append((path, type(module).__name__, activation))

@@ -157,3 +157,37 @@ def test_patch_leaves_cpu_models_alone_and_says_why():
     assert isinstance(model["a"], LlamaLikeMLP)
     alone = LlamaLikeMLP()
     assert epifuse.patch(alone).skipped == [("", "LlamaLikeMLP", "the model itself is the MLP; patch a model that holds it")]
+
+
+def test_chunked_mlp_schema_shape_inference_and_tracing():
+    op = torch.ops.epifuse.gated_mlp_down_chunked.default
+    assert torch.Tag.pt2_compliant_tag in op.tags
+    packed = epifuse.pack_gate_up(meta(96, 64), meta(96, 64))
+    down = meta(48, 96)
+    for chunk_tokens in (None, 2, 1000):
+        assert epifuse.mlp(meta(2, 5, 64), packed, down, chunk_tokens=chunk_tokens).shape == (2, 5, 48)
+    module = epifuse.nn.GatedMLP(64, 96, device="meta", chunk_tokens=4)
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    compiled = torch.compile(module, fullgraph=True, backend=backend, dynamic=True)
+    for tokens in (3, 9, 17):
+        assert compiled(meta(tokens, 64)).shape == (tokens, 64)
+    targets = {str(n.target) for g in graphs for n in g.graph.nodes if n.op == "call_function"}
+    assert "epifuse.gated_mlp_down_chunked" in targets
+    with pytest.raises(RuntimeError, match="down_weight must be"):
+        epifuse.mlp(meta(9, 64), packed, meta(48, 95), chunk_tokens=4)
+
+
+def test_chunked_mlp_argument_errors():
+    packed = epifuse.pack_gate_up(meta(96, 64), meta(96, 64))
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="chunk_tokens must be a positive int or None"):
+            epifuse.mlp(meta(9, 64), packed, meta(48, 96), chunk_tokens=bad)
+    with pytest.raises(TypeError, match="must be a PackedGateUp"):
+        epifuse.mlp(meta(9, 64), meta(192, 64), meta(48, 96))
+    with pytest.raises(RuntimeError, match="epifuse.mlp is inference only"):
+        epifuse.mlp(meta(9, 64), packed, meta(48, 96).requires_grad_(True), chunk_tokens=4)
