@@ -62,6 +62,11 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 144 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 176 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 SWAP_AB)
+# 256-row tiles (two warpgroups of 128 rows): more wgmma work per byte staged than 128x128, for
+# many tokens: unswapped with x's 256 token rows (cluster 2x1 multicasting the weight tile), and
+# swapped with 256 weight rows (cluster 1x2 along the tokens).
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 256 128 64 CLUSTER 2 1)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 256 128 64 CLUSTER 1 2 SWAP_AB)
 # Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. Forced
 # only: dispatch keeps the swapped 128x32 kernel (docs/heuristics.md).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)
