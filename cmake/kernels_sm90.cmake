@@ -37,7 +37,10 @@ epifuse_kernel(OP gemm A fp16 D fp32 SCHEDULE cooperative TILE 128 128 64 EPILOG
 # gated-sweep-*.json); a pingpong 2x1, swapped cooperative 128x256 (1x1, 1x2) and a pingpong
 # 64x256; a swapped cooperative 128x208 and a swapped pingpong 128x112 1x2 (0.24-0.58x cuBLASLt +
 # act·mul, bench/results/tuning/issue9/), built without CuTe's extended wgmma shapes
-# (cmake/kernel_table.cmake): their tiles then ran as 64x16 wgmmas. Not swept since.
+# (cmake/kernel_table.cmake): their tiles then ran as 64x16 wgmmas. Not swept since. Cooperative
+# 256x128 (unswapped 2x1, swapped 1x2) at 1024-8192 tokens on five MLPs: 0.60-1.01x and
+# 0.85-1.02x cuBLASLt + act·mul where the pingpong 128x128 pair ran 0.96-1.24x
+# (bench/results/tuning/issue9/tiles-256/).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB)
@@ -62,11 +65,6 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 144 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 176 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 SWAP_AB)
-# 256-row tiles (two warpgroups of 128 rows): more wgmma work per byte staged than 128x128, for
-# many tokens: unswapped with x's 256 token rows (cluster 2x1 multicasting the weight tile), and
-# swapped with 256 weight rows (cluster 1x2 along the tokens).
-epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 256 128 64 CLUSTER 2 1)
-epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 256 128 64 CLUSTER 1 2 SWAP_AB)
 # Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. Forced
 # only: dispatch keeps the swapped 128x32 kernel (docs/heuristics.md).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)
