@@ -294,6 +294,12 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {785, 28672, 8192, "swap_coop_128x160x64_c2x1"},
       {801, 14336, 4096, "pingpong_128x128x64_c1x2"},
       {769, 29568, 8192, "pingpong_128x128x64_c1x2"},
+      // Few weight tiles: whole 144-208-token tiles only where twice their CTAs overflow one wave
+      // (random draws; 58 and 50 weight tiles keep the 96-token pair and the 224-token tile).
+      {175, 3712, 17536, "swap_pingpong_128x96x64_c1x2"},
+      {196, 3200, 256, "swap_coop_128x224x64_c2x1"},
+      {134, 5248, 5440, "swap_coop_128x144x64_c2x1"},
+      {171, 6208, 1152, "swap_coop_128x176x64_c2x1"},
       // Two tiles of few weight tiles: stream-K where K is long and the last wave short; none for a
       // K loop shorter than 1024.
       {267, 5632, 13056, "swap_coop_128x160x64_c2x1_streamk"},

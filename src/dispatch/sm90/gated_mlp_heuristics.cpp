@@ -13,7 +13,8 @@
 //                 swapped 144- to 224-token tiles (one of 144, 160, 176, 208 or 224 tokens up to
 //                 224, two of 144 for 257-288, two of 160 for 289-320, two of 224 for 385-448, five
 //                 of 160 for 769-800) while the weight tiles make at most 3.4 waves, cooperative,
-//                 cluster 2x1 along the weight; 144, 176 and 208 only where whole tiles are chosen;
+//                 cluster 2x1 along the weight; 144, 176 and 208 only where whole tiles are chosen
+//                 and twice their CTAs would not fit in one wave;
 //                 stream-K (K >= 1024) for one tile past one wave where the last fills below
 //                 80 % or K >= 8192, for two where K >= 8192 and the last wave is below 80 %
 //                 full or (160 and 224) once the weight tiles outnumber the SMs, for five where whole tiles
@@ -159,9 +160,15 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
     }
     return stream_k && args.w.K >= kTokenTilesStreamKMinK;
   };
+  // Whole tiles also need twice their CTAs to overflow one wave: else the pairs' extra token tiles
+  // run beside them and finish sooner (175x3712x17536, 58 weight tiles: one 176-token tile 0.67x,
+  // the 96-token pair 0.96x; 196x3200x256: 208 tokens 0.87x, 224 0.95x; random draws,
+  // bench/results/grid/gated-random-57fbe8b.json).
+  const auto overflow_one_wave = [&](std::int64_t token_tiles) { return 2 * weight_tiles * token_tiles > sm_count; };
   if (whole_only < std::min(twinned, pairs)) {
     const std::int64_t tile = whole_only == tiles144 ? 144 : whole_only == tiles176 ? 176 : 208;
-    if (!stream_k_for(whole_only / tile, /*once_the_weight_fills_the_sms=*/false)) {
+    if (overflow_one_wave(whole_only / tile) &&
+        !stream_k_for(whole_only / tile, /*once_the_weight_fills_the_sms=*/false)) {
       return tile == 144 ? kSwapped144 : tile == 176 ? kSwapped176 : kSwapped208;
     }
   }
