@@ -59,8 +59,9 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB DECOMPOSITION stream_k)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 2 1 SWAP_AB DECOMPOSITION stream_k)
-# Whole tiles of 144, 176 and 208 tokens where they compute fewer rows and no stream-K is chosen
-# (one or two of 144, one of 176 or 208); 16-token epilogue subtiles (136 does not build: CUTLASS's
+# Whole tiles of 144, 176 and 208 tokens where they compute fewer rows, no stream-K is chosen and
+# the weight has enough tiles to fill the SMs (one or two of 144, one of 176 or 208); 16-token
+# epilogue subtiles (136 does not build: CUTLASS's
 # collective takes subtiles of multiples of 16 only).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 144 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 176 64 CLUSTER 2 1 SWAP_AB)

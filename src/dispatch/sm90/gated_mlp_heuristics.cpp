@@ -160,10 +160,10 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
     }
     return stream_k && args.w.K >= kTokenTilesStreamKMinK;
   };
-  // Whole tiles also need twice their CTAs to overflow one wave: else the pairs' extra token tiles
-  // run beside them and finish sooner (175x3712x17536, 58 weight tiles: one 176-token tile 0.67x,
-  // the 96-token pair 0.96x; 196x3200x256: 208 tokens 0.87x, 224 0.95x; random draws,
-  // bench/results/grid/gated-random-57fbe8b.json).
+  // Whole tiles also need twice their CTAs to overflow one wave: else a tiling with more, smaller
+  // token tiles runs them in the same wave and finishes sooner (random draws, 57fbe8b against
+  // bfd40e1, bench/results/grid/: 175x3712x17536, 58 weight tiles, one 176-token tile 0.67x where
+  // the 96-token pair ran 0.96x; 196x3200x256, one 208-token tile 0.87x where 224 ran 0.95x).
   const auto overflow_one_wave = [&](std::int64_t token_tiles) { return 2 * weight_tiles * token_tiles > sm_count; };
   if (whole_only < std::min(twinned, pairs)) {
     const std::int64_t tile = whole_only == tiles144 ? 144 : whole_only == tiles176 ? 176 : 208;
