@@ -6,7 +6,7 @@
 #   epifuse_kernel(OP gemm|gated_mlp  A <dtype> [B <dtype>] [D <dtype>]
 #                  SCHEDULE cooperative|pingpong|warp_mma  TILE <m> <n> <k>  [CLUSTER <m> <n>]  [SWAP_AB]
 #                  [EPILOGUE cast|bias_activation|full|full_with_column_reductions|gated_pair]  [HAS_C]
-#                  [GROUPING none]  [DECOMPOSITION data_parallel|stream_k])
+#                  [GROUPING none|grouped]  [DECOMPOSITION data_parallel|stream_k])
 #
 # dtypes: bf16 fp16 fp32 e4m3 e5m2. B and D default to A, CLUSTER to 1 1, EPILOGUE to full (gemm)
 # or gated_pair (gated_mlp). SWAP_AB: the kernel runs Dᵀ = B·Aᵀ. HAS_C: compiled with a C
@@ -35,6 +35,7 @@ set(_epifuse_cpp_epilogue_full "kFull")
 set(_epifuse_cpp_epilogue_full_with_column_reductions "kFullWithColumnReductions")
 set(_epifuse_cpp_epilogue_gated_pair "kGatedPair")
 set(_epifuse_cpp_grouping_none "kNone")
+set(_epifuse_cpp_grouping_grouped "kGrouped")
 set(_epifuse_cpp_decomposition_data_parallel "kDataParallel")
 set(_epifuse_cpp_decomposition_stream_k "kStreamK")
 
@@ -120,6 +121,10 @@ function(epifuse_kernel)
                                               K_CLUSTER STREQUAL "1;1" AND K_DECOMPOSITION STREQUAL "data_parallel"))
     message(FATAL_ERROR "kernel table: warp_mma rows are gated_mlp, SWAP_AB, TILE 16 8 64, CLUSTER 1 1, data_parallel: epifuse_kernel(${row})")
   endif()
+  if(K_GROUPING STREQUAL "grouped" AND NOT (K_OP STREQUAL "gated_mlp" AND K_DECOMPOSITION STREQUAL "data_parallel" AND
+                                            NOT K_SCHEDULE STREQUAL "warp_mma"))
+    message(FATAL_ERROR "kernel table: grouped rows are gated_mlp, data_parallel, on a TMA schedule: epifuse_kernel(${row})")
+  endif()
   if(K_DECOMPOSITION STREQUAL "stream_k" AND NOT K_SCHEDULE STREQUAL "cooperative")
     message(FATAL_ERROR "kernel table: CUTLASS's sm90 stream-K scheduler runs the cooperative schedule only: epifuse_kernel(${row})")
   endif()
@@ -179,6 +184,8 @@ function(epifuse_kernel)
     set(family "warp_mma_gated_kernel.cuh")
   elseif(K_OP STREQUAL "gemm")
     set(family "gemm_kernel.cuh")
+  elseif(K_GROUPING STREQUAL "grouped")
+    set(family "grouped_gated_mlp_kernel.cuh")
   else()
     set(family "gated_mlp_kernel.cuh")
   endif()

@@ -210,7 +210,7 @@ class GatedShapeRun {
                            {RasterOrder::kAlongM, 4, "along_m"},
                            {RasterOrder::kHeuristic, 8, "auto"}};
     for (const KernelKey& k : compiled_kernels(Op::kGatedMlp)) {
-      if (k.a != DType::kBF16) continue;
+      if (k.a != DType::kBF16 || k.grouping != Grouping::kNone) continue;
       if (k.schedule == Schedule::kWarpMma && set(0).args.M > k.tile.n) continue;  // its token limit
       if (!swept(options_, name(k))) continue;
       for (const Knobs& knob : knobs) {

@@ -5,6 +5,7 @@
 #include "epifuse/epilogue/epilogue.hpp"
 #include "epifuse/gated_mlp.hpp"
 #include "epifuse/gemm.hpp"
+#include "epifuse/grouped_gated_mlp.hpp"
 #include "epifuse/kernel_key.hpp"
 #include "epifuse/packing/gate_up.hpp"
 #include "epifuse/status.hpp"

@@ -31,8 +31,11 @@ enum class Schedule : std::uint8_t {
                  // swapped, tile = 16 weight rows x 8 tokens x 64-element k steps per warp
 };
 
-// How a launch covers its problems: one problem per launch today; grouped (MoE) launches come next.
-enum class Grouping : std::uint8_t { kNone };
+// How a launch covers its problems.
+enum class Grouping : std::uint8_t {
+  kNone,     // one problem
+  kGrouped,  // one GEMM per group (a MoE layer's experts) over its run of rows, group sizes on the device
+};
 
 // How work is split over CTAs. kStreamK runs CUTLASS's sm90 stream-K scheduler in its heuristic
 // mode: whole tiles where they fill the GPU's waves, otherwise K-loop shares of tiles reduced

@@ -17,16 +17,16 @@ namespace {
 
 constexpr const char* kOp = "epifuse.gated_mlp";
 
-GatedActivation parse_gated_activation(std::string_view name) {
+}  // namespace
+
+GatedActivation parse_gated_activation(std::string_view name, const char* op) {
   for (const GatedActivation a : {GatedActivation::kSwiGLU, GatedActivation::kGeGLUTanh, GatedActivation::kGeGLUErf,
                                   GatedActivation::kReGLU}) {
     if (name == to_string(a)) return a;
   }
-  TORCH_CHECK_VALUE(false, kOp, ": unknown activation '", std::string(name),
+  TORCH_CHECK_VALUE(false, op, ": unknown activation '", std::string(name),
                     "'; one of swiglu, geglu_tanh, geglu_erf, reglu");
 }
-
-}  // namespace
 
 PackedGateUp packed_gate_up(const at::Tensor& packed_weight, const std::optional<at::Tensor>& packed_bias,
                             std::int64_t layout, const char* op) {
@@ -76,7 +76,7 @@ at::Tensor gated_mlp(const at::Tensor& x, const at::Tensor& packed_weight, const
   args.out_dtype = in.dtype;
   args.out = out.data_ptr();
   args.ldo = args.w.N;
-  args.activation = parse_gated_activation(activation);
+  args.activation = parse_gated_activation(activation, kOp);
   if (limit) args.limit = static_cast<float>(*limit);
   args.scale = static_cast<float>(scale);
 

@@ -8,6 +8,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "epifuse/gated_mlp.hpp"
 #include "epifuse/packing/gate_up.hpp"
 
 namespace epifuse::torch_ops {
@@ -18,6 +19,13 @@ at::Tensor gemm(const at::Tensor& x, const at::Tensor& weight, const std::option
 
 at::Tensor gated_mlp(const at::Tensor& x, const at::Tensor& packed_weight, const std::optional<at::Tensor>& packed_bias,
                      std::int64_t layout, std::string_view activation, std::optional<double> limit, double scale);
+
+// x [T, K] with rows grouped by expert, packed_weights [E, 2N, K], packed_biases fp32 [E, 2N],
+// expert_offsets int32 [E + 1] on the device.
+at::Tensor grouped_gated_mlp(const at::Tensor& x, const at::Tensor& packed_weights,
+                             const std::optional<at::Tensor>& packed_biases, const at::Tensor& expert_offsets,
+                             std::int64_t layout, std::string_view activation, std::optional<double> limit,
+                             double scale);
 
 // Returns {weight [2N, K]} or, with biases, {weight, bias [2N] fp32}.
 std::vector<at::Tensor> pack_gate_up(const at::Tensor& gate, const at::Tensor& up,
@@ -32,6 +40,9 @@ std::vector<at::Tensor> unpack_gate_up(const at::Tensor& packed_weight, const st
 // attached); raises on a tensor it cannot read.
 PackedGateUp packed_gate_up(const at::Tensor& packed_weight, const std::optional<at::Tensor>& packed_bias,
                             std::int64_t layout, const char* op);
+
+// The GatedActivation named `name` (to_string's spelling); raises naming `op` otherwise.
+GatedActivation parse_gated_activation(std::string_view name, const char* op);
 
 // Attaches the packed bias; one that is not fp32 is converted into *bias32, which must outlive the
 // call that reads it. gated_mlp calls it after the C++ rules passed, so that a call they reject has

@@ -47,6 +47,10 @@ TORCH_LIBRARY(epifuse, m) {
       "gated_mlp(Tensor x, Tensor packed_weight, Tensor? packed_bias, int layout, str activation=\"swiglu\", "
       "float? limit=None, float scale=1.0) -> Tensor",
       tags);
+  m.def(
+      "grouped_gated_mlp(Tensor x, Tensor packed_weights, Tensor? packed_biases, Tensor expert_offsets, int layout, "
+      "str activation=\"swiglu\", float? limit=None, float scale=1.0) -> Tensor",
+      tags);
   m.def("pack_gate_up(Tensor gate, Tensor up, Tensor? gate_bias=None, Tensor? up_bias=None) -> Tensor[]", tags);
   m.def("unpack_gate_up(Tensor packed_weight, Tensor? packed_bias, int layout) -> Tensor[]", tags);
 }
@@ -54,18 +58,19 @@ TORCH_LIBRARY(epifuse, m) {
 TORCH_LIBRARY_IMPL(epifuse, CUDA, m) {
   m.impl("gemm", &gemm);
   m.impl("gated_mlp", &gated_mlp);
+  m.impl("grouped_gated_mlp", &grouped_gated_mlp);
   m.impl("pack_gate_up", &pack_gate_up);
   m.impl("unpack_gate_up", &unpack_gate_up);
 }
 
 TORCH_LIBRARY_IMPL(epifuse, CPU, m) {
-  for (const char* name : {"gemm", "gated_mlp", "pack_gate_up", "unpack_gate_up"}) {
+  for (const char* name : {"gemm", "gated_mlp", "grouped_gated_mlp", "pack_gate_up", "unpack_gate_up"}) {
     m.impl(name, torch::CppFunction::makeFromBoxedFunction<&refuse_cpu>());
   }
 }
 
 TORCH_LIBRARY_IMPL(epifuse, Autograd, m) {
-  for (const char* name : {"gemm", "gated_mlp", "pack_gate_up", "unpack_gate_up"}) {
+  for (const char* name : {"gemm", "gated_mlp", "grouped_gated_mlp", "pack_gate_up", "unpack_gate_up"}) {
     m.impl(name, torch::CppFunction::makeFromBoxedFunction<&inference_only>());
   }
 }

@@ -20,6 +20,7 @@ from epifuse.ops import (  # noqa: E402
     PackedGateUp,
     gated_mlp,
     gemm,
+    grouped_gated_mlp,
     pack_gate_up,
     unpack_gate_up,
 )
@@ -28,4 +29,4 @@ from epifuse.patch import PatchReport, patch, unpatch  # noqa: E402
 
 __version__ = "0.2.0"
 __all__ = ["GATE_UP_BLOCKS8", "GATED_ACTIVATIONS", "GEMM_ACTIVATIONS", "PackedGateUp", "PatchReport", "gated_mlp",
-           "gemm", "mlp", "nn", "pack_gate_up", "patch", "unpack_gate_up", "unpatch"]
+           "gemm", "grouped_gated_mlp", "mlp", "nn", "pack_gate_up", "patch", "unpack_gate_up", "unpatch"]

@@ -24,6 +24,20 @@ def _gated_mlp(x, packed_weight, packed_bias, layout, activation="swiglu", limit
     return x.new_empty((*x.shape[:-1], packed_weight.shape[0] // 2))
 
 
+@torch.library.register_fake("epifuse::grouped_gated_mlp")
+def _grouped_gated_mlp(x, packed_weights, packed_biases, expert_offsets, layout, activation="swiglu", limit=None,
+                       scale=1.0):
+    op = "epifuse.grouped_gated_mlp"
+    _check(x.dim() == 2, op, f"x must be 2-D [T, K], not {list(x.shape)}")
+    _check(packed_weights.dim() == 3 and packed_weights.shape[1] % 2 == 0, op,
+           f"the packed weights must be [E, 2N, K], not {list(packed_weights.shape)}")
+    _check(x.shape[1] == packed_weights.shape[2], op,
+           f"x has {x.shape[1]} features but the packed weights have K = {packed_weights.shape[2]}")
+    _check(expert_offsets.dim() == 1 and expert_offsets.shape[0] == packed_weights.shape[0] + 1, op,
+           f"expert_offsets must be [E + 1] = [{packed_weights.shape[0] + 1}], not {list(expert_offsets.shape)}")
+    return x.new_empty((x.shape[0], packed_weights.shape[1] // 2))
+
+
 @torch.library.register_fake("epifuse::pack_gate_up")
 def _pack_gate_up(gate, up, gate_bias=None, up_bias=None):
     n, k = gate.shape

@@ -1,4 +1,5 @@
-"""epifuse's ops on torch tensors: a GEMM with a fused epilogue and the fused gated MLP.
+"""epifuse's ops on torch tensors: a GEMM with a fused epilogue, the fused gated MLP and its
+grouped (MoE experts) form.
 
 Every op runs on its inputs' CUDA device and the current stream, allocates its output (and any
 workspace) from torch's caching allocator, and is a torch.library custom op: it traces under
@@ -61,6 +62,22 @@ def gated_mlp(x: torch.Tensor, packed: PackedGateUp, activation: str = "swiglu",
         raise TypeError("epifuse.gated_mlp: `packed` must be a PackedGateUp from epifuse.pack_gate_up, "
                         f"not {type(packed).__name__}")
     return torch.ops.epifuse.gated_mlp(x, packed.weight, packed.bias, packed.layout, activation, limit, scale)
+
+
+def grouped_gated_mlp(x: torch.Tensor, packed_weights: torch.Tensor, expert_offsets: torch.Tensor,
+                      packed_biases: Optional[torch.Tensor] = None, activation: str = "swiglu",
+                      limit: Optional[float] = None, scale: float = 1.0) -> torch.Tensor:
+    """Every expert's fused gated MLP in one launch: rows [offsets[e], offsets[e+1]) of x [T, K]
+    (grouped by expert, as a MoE permute leaves them) through expert e's packed weight.
+
+    packed_weights [E, 2N, K]: each expert's weight as pack_gate_up packs it (e.g.
+    torch.stack([pack_gate_up(g, u).weight ...])); packed_biases fp32 [E, 2N] or None;
+    expert_offsets int32 [E + 1] on x's device, read on the device only (no synchronisation, CUDA
+    graphs follow the routing of each replay). Offsets out of range are clamped to a running
+    maximum inside [0, T]; rows of no expert are left unwritten. Returns [T, N].
+    """
+    return torch.ops.epifuse.grouped_gated_mlp(x, packed_weights, packed_biases, expert_offsets, GATE_UP_BLOCKS8,
+                                               activation, limit, scale)
 
 
 def pack_gate_up(gate: Optional[torch.Tensor] = None, up: Optional[torch.Tensor] = None,

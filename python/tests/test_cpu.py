@@ -19,6 +19,9 @@ def test_schemas_are_registered_and_pt2_compliant():
                 "float alpha=1., Tensor? residual=None, float beta=1., ScalarType? out_dtype=None) -> Tensor",
         "gated_mlp": "epifuse::gated_mlp(Tensor x, Tensor packed_weight, Tensor? packed_bias, int layout, "
                      "str activation=\"swiglu\", float? limit=None, float scale=1.) -> Tensor",
+        "grouped_gated_mlp": "epifuse::grouped_gated_mlp(Tensor x, Tensor packed_weights, Tensor? packed_biases, "
+                             "Tensor expert_offsets, int layout, str activation=\"swiglu\", float? limit=None, "
+                             "float scale=1.) -> Tensor",
         "pack_gate_up": "epifuse::pack_gate_up(Tensor gate, Tensor up, Tensor? gate_bias=None, "
                         "Tensor? up_bias=None) -> Tensor[]",
         "unpack_gate_up": "epifuse::unpack_gate_up(Tensor packed_weight, Tensor? packed_bias, int layout) -> Tensor[]",
@@ -45,6 +48,18 @@ def test_gated_and_packing_shape_inference():
     assert fused.weight.shape == (96, 64) and fused.bias is None
     gate, up, gate_bias, up_bias = epifuse.unpack_gate_up(packed)
     assert gate.shape == up.shape == (48, 64) and gate_bias.shape == up_bias.shape == (48,)
+
+
+def test_grouped_shape_inference_and_trace_time_errors():
+    offsets = meta(9, dtype=torch.int32)
+    assert epifuse.grouped_gated_mlp(meta(37, 64), meta(8, 96, 64), offsets).shape == (37, 48)
+    with pytest.raises(RuntimeError, match=r"expert_offsets must be \[E \+ 1\] = \[9\], not \[8\]"):
+        epifuse.grouped_gated_mlp(meta(37, 64), meta(8, 96, 64), meta(8, dtype=torch.int32))
+    with pytest.raises(RuntimeError, match="x has 32 features but the packed weights have K = 64"):
+        epifuse.grouped_gated_mlp(meta(37, 32), meta(8, 96, 64), offsets)
+    x = torch.zeros(4, 64, dtype=BF16)
+    with pytest.raises(ValueError, match="epifuse.grouped_gated_mlp: the tensors are on the CPU"):
+        epifuse.grouped_gated_mlp(x, torch.zeros(2, 96, 64, dtype=BF16), torch.zeros(3, dtype=torch.int32))
 
 
 def test_fake_tensor_mode_on_cuda_tensors():

@@ -59,6 +59,7 @@ std::string name(const KernelKey& k) {
   if (k.has_c != u.has_c) s += k.has_c ? "_c" : "_noc";
   switch (k.grouping) {
     case Grouping::kNone: break;
+    case Grouping::kGrouped: s += "_grouped"; break;
   }
   switch (k.decomposition) {
     case Decomposition::kDataParallel: break;

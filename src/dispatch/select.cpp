@@ -96,6 +96,9 @@ Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   if (const std::optional<KernelChoice>& forced = args.kernel) {
     if (Status s = check_forced("gated_mlp", Op::kGatedMlp, *arch, *forced, candidates); !s.ok()) return s;
     const KernelKey& k = forced->key;
+    if (k.grouping != Grouping::kNone) {
+      return Status::invalid_argument("gated_mlp: forced kernel '" + name(k) + "' is grouped: grouped_gated_mlp runs it");
+    }
     if (k.a != args.x_dtype || k.b != args.w.dtype || k.d != args.out_dtype) {
       return Status::invalid_argument("gated_mlp: forced kernel '" + name(k) + "' computes " + types(k.a, k.b, k.d) +
                                       ", the call " + types(args.x_dtype, args.w.dtype, args.out_dtype));
@@ -113,6 +116,30 @@ Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   return no_kernels_for("gated_mlp", caps);
 }
 
+Status select(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
+              KernelChoice* choice) {
+  const std::optional<Arch> arch = kernel_arch(caps);
+  if (!arch) return no_kernels_for("grouped_gated_mlp", caps);
+  const GatedMlpArgs& g = args.gated;
+  if (const std::optional<KernelChoice>& forced = g.kernel) {
+    if (Status s = check_forced("grouped_gated_mlp", Op::kGatedMlp, *arch, *forced, candidates); !s.ok()) return s;
+    const KernelKey& k = forced->key;
+    const std::string named = "grouped_gated_mlp: forced kernel '" + name(k) + "' ";
+    if (k.grouping != Grouping::kGrouped) return Status::invalid_argument(named + "is not a grouped kernel");
+    if (k.a != g.x_dtype || k.b != g.w.dtype || k.d != g.out_dtype) {
+      return Status::invalid_argument(named + "computes " + types(k.a, k.b, k.d) + ", the call " +
+                                      types(g.x_dtype, g.w.dtype, g.out_dtype));
+    }
+    if (forced->splits != 1) return Status::invalid_argument(named + "runs whole tiles: splits must be 1");
+    *choice = *forced;
+    return Status::success();
+  }
+  switch (*arch) {
+    case Arch::kSm90: return sm90::choose(args, caps, candidates, choice);
+  }
+  return no_kernels_for("grouped_gated_mlp", caps);
+}
+
 bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps) {
   const std::optional<Arch> arch = kernel_arch(caps);
   if (!arch) return false;
@@ -127,6 +154,10 @@ LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice) {
 }
 
 LaunchPlan launch_plan(const GemmArgs&, const DeviceCaps& caps, const KernelChoice& choice) {
+  return launch_plan(caps, choice);
+}
+
+LaunchPlan launch_plan(const GroupedGatedMlpArgs&, const DeviceCaps& caps, const KernelChoice& choice) {
   return launch_plan(caps, choice);
 }
 

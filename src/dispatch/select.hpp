@@ -11,6 +11,7 @@
 #include "epifuse/detail/launch_plan.hpp"
 #include "epifuse/gated_mlp.hpp"
 #include "epifuse/gemm.hpp"
+#include "epifuse/grouped_gated_mlp.hpp"
 #include "epifuse/kernel_key.hpp"
 
 namespace epifuse::detail {
@@ -25,6 +26,8 @@ Status select(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
               KernelChoice* choice);
 Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice);
+Status select(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
+              KernelChoice* choice);
 
 // For validated gated args: whether the call runs cuBLASLt + epifuse's act·mul kernel on the
 // device rather than a fused kernel (never when a kernel is forced).
@@ -36,5 +39,6 @@ LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice);
 // token tiles (and clusters along the tokens) when M is not one.
 LaunchPlan launch_plan(const GemmArgs& args, const DeviceCaps& caps, const KernelChoice& choice);
 LaunchPlan launch_plan(const GatedMlpArgs& args, const DeviceCaps& caps, const KernelChoice& choice);
+LaunchPlan launch_plan(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const KernelChoice& choice);
 
 }  // namespace epifuse::detail

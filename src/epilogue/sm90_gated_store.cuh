@@ -13,6 +13,11 @@
 // postreduce() pairs them, applies the math and writes the half-width subtile to shared memory;
 // tma_store() sends it out with its own TMA descriptor over the [M, N] (or swapped [N, M]) output.
 // The collective's D is void: the 2N-wide product is never stored.
+//
+// kGroupedRows (the grouped kernel: one GEMM per expert over its run of rows of x and out): a
+// tile of one group may reach past that group's last row into the next group's rows, where a TMA
+// store cannot be clipped. There every epilogue thread copies 16-byte chunks of the subtile from
+// shared memory to the group's rows of out, skipping rows past the group's end.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -28,7 +33,7 @@ namespace epifuse::device {
 // kStages must equal the collective's StagesD (the store pipeline guards our buffers too);
 // EpilogueTile is the accumulator subtile (EPI_M, EPI_N); StrideOut is the output's (M, N, L)
 // stride in GEMM coordinates, its pair mode half as long as the GEMM's.
-template <int kStages, class EpilogueTile, class ElementOut, class StrideOut, int kPairMode>
+template <int kStages, class EpilogueTile, class ElementOut, class StrideOut, int kPairMode, bool kGroupedRows = false>
 struct Sm90GatedStore {
   using ElementAux = ElementOut;  // what CUTLASS's builder sizes its tiles by when D is void
   static constexpr int kBlock = 8;
@@ -64,9 +69,11 @@ struct Sm90GatedStore {
     // The output's token extent when the GEMM runs over more (x padded with zero rows); 0: the
     // GEMM's. Stores past it are clipped by the TMA descriptor.
     int tokens = 0;
+    // kGroupedRows: group l's first row of out (device memory, one entry per group).
+    const std::int32_t* group_first_row = nullptr;
   };
 
-  struct Params {
+  struct TmaParams {
     using TmaStore = decltype(cute::make_tma_copy(
         cute::SM90_TMA_STORE{},
         cute::make_tensor(static_cast<ElementOut*>(nullptr), cute::repeat_like(StrideOut{}, int32_t(0)), StrideOut{}),
@@ -74,6 +81,13 @@ struct Sm90GatedStore {
     TmaStore tma_store;
     GatedMath math;
   };
+  struct GroupedRowsParams {
+    ElementOut* ptr_out;
+    StrideOut d_out;
+    const std::int32_t* group_first_row;
+    GatedMath math;
+  };
+  using Params = cute::conditional_t<kGroupedRows, GroupedRowsParams, TmaParams>;
 
   // (M, N, L) of the output: the GEMM's, with the pair mode halved.
   template <class ProblemShape>
@@ -88,6 +102,14 @@ struct Sm90GatedStore {
 
   template <class ProblemShape>
   static Params to_underlying_arguments(const ProblemShape& problem_shape, const Arguments& args, void*) {
+    if constexpr (kGroupedRows) {
+      return {args.ptr_out, args.d_out, args.group_first_row, args.math};
+    } else {
+      return tma_params(problem_shape, args);
+    }
+  }
+  template <class ProblemShape>
+  static TmaParams tma_params(const ProblemShape& problem_shape, const Arguments& args) {
     constexpr int kTokenMode = 1 - kPairMode;
     auto shape = output_shape(problem_shape);
     if (args.tokens > 0) cute::get<kTokenMode>(shape) = cute::min(cute::get<kTokenMode>(shape), args.tokens);
@@ -96,7 +118,8 @@ struct Sm90GatedStore {
   }
   template <class ProblemShape>
   static bool can_implement(const ProblemShape& problem_shape, const Arguments& args) {
-    return args.ptr_out != nullptr && cute::size<kPairMode>(cute::append<4>(problem_shape, 1)) % (2 * kBlock) == 0;
+    if (args.ptr_out == nullptr || (kGroupedRows && args.group_first_row == nullptr)) return false;
+    return cute::size<kPairMode>(cute::append<4>(problem_shape, 1)) % (2 * kBlock) == 0;
   }
   template <class ProblemShape>
   static std::size_t get_workspace_size(const ProblemShape&, const Arguments&) {
@@ -123,22 +146,65 @@ struct Sm90GatedStore {
     return cutlass::epilogue::fusion::detail::EmptyProducerLoadCallbacks{};
   }
 
-  template <class RTensor, class CTensor, class STensor, class SGTensor, class GGTensor>
+  // Sends a finished subtile out through the TMA descriptor (one elected thread).
+  template <class SGTensor, class GGTensor>
+  struct TmaWriter {
+    SGTensor bSG_sOut;  // (TMA,TMA_M,TMA_N,PIPE)
+    GGTensor bSG_gOut;  // (TMA,TMA_M,TMA_N,EPI_M,EPI_N)
+
+    template <class STensor>
+    CUTLASS_DEVICE void store(const Params& params, STensor&, int epi_m, int epi_n, int store_iteration, bool issue_tma_store) {
+      if (issue_tma_store) {
+        const int pipe = store_iteration % kStages;
+        cute::copy(params.tma_store, bSG_sOut(cute::_, cute::_, cute::_, pipe),
+                   bSG_gOut(cute::_, cute::_, cute::_, epi_m, epi_n));
+      }
+    }
+  };
+
+  // Copies a finished subtile to the group's rows, every epilogue thread 16-byte chunks of it,
+  // skipping chunks past the group's output (whose pair-mode extent is a multiple of 8).
+  template <class GTensor, class CTensor, class Extent>
+  struct GroupedRowsWriter {
+    GTensor gOut;    // (OUT_EPI_M,OUT_EPI_N,EPI_M,EPI_N) the group's output
+    CTensor cOut;    // (OUT_EPI_M,OUT_EPI_N,EPI_M,EPI_N) -> (m, n) in the group's output
+    Extent extent;   // (M_OUT, N_OUT) of the group
+    int thread_idx;
+    int threads;
+
+    template <class STensor>
+    CUTLASS_DEVICE void store(const Params&, STensor& sOut, int epi_m, int epi_n, int store_iteration, bool) {
+      using namespace cute;
+      constexpr int kVector = 16 / static_cast<int>(sizeof(ElementOut));
+      constexpr int kAlong = kMMajor ? 0 : 1;  // the contiguous mode of out
+      constexpr int kChunks = decltype(size<kAlong>(OutTile{}))::value / kVector;
+      constexpr int kLines = decltype(size<1 - kAlong>(OutTile{}))::value;
+      Tensor sStage = sOut(_, _, store_iteration % kStages);  // (OUT_EPI_M,OUT_EPI_N)
+      Tensor gSub = gOut(_, _, epi_m, epi_n);                 // (OUT_EPI_M,OUT_EPI_N)
+      Tensor cSub = cOut(_, _, epi_m, epi_n);                 // (OUT_EPI_M,OUT_EPI_N) -> (m, n)
+      for (int i = thread_idx; i < kLines * kChunks; i += threads) {
+        const int line = i / kChunks, along = (i % kChunks) * kVector;
+        const auto coord = kAlong == 1 ? make_coord(line, along) : make_coord(along, line);
+        if (elem_less(cSub(coord), extent)) {
+          *reinterpret_cast<uint128_t*>(&gSub(coord)) = *reinterpret_cast<const uint128_t*>(&sStage(coord));
+        }
+      }
+    }
+  };
+
+  template <class RTensor, class CTensor, class STensor, class Writer>
   struct ConsumerStoreCallbacks : cutlass::epilogue::fusion::detail::EmptyConsumerStoreCallbacks {
-    CUTLASS_DEVICE ConsumerStoreCallbacks(RTensor&& r, CTensor&& c, STensor&& s, SGTensor&& sg, GGTensor&& gg,
-                                          const Params* params)
+    CUTLASS_DEVICE ConsumerStoreCallbacks(RTensor&& r, CTensor&& c, STensor&& s, Writer&& w, const Params* params)
         : tC_rIn(cute::forward<RTensor>(r)),
           tC_cIn(cute::forward<CTensor>(c)),
           sOut(cute::forward<STensor>(s)),
-          bSG_sOut(cute::forward<SGTensor>(sg)),
-          bSG_gOut(cute::forward<GGTensor>(gg)),
+          writer(cute::forward<Writer>(w)),
           params_ptr(params) {}
 
     RTensor tC_rIn;      // (CPY,CPY_M,CPY_N) fp32 gate and up values of the current subtile
     CTensor tC_cIn;      // (CPY,CPY_M,CPY_N,EPI_M,EPI_N) their (m, n) in the CTA tile
     STensor sOut;        // (OUT_EPI_M,OUT_EPI_N,PIPE)
-    SGTensor bSG_sOut;   // (TMA,TMA_M,TMA_N,PIPE)
-    GGTensor bSG_gOut;   // (TMA,TMA_M,TMA_N,EPI_M,EPI_N)
+    Writer writer;
     const Params* params_ptr;
 
     template <class ElementAccumulator, class ElementInput, int FragmentSize>
@@ -222,11 +288,7 @@ struct Sm90GatedStore {
     }
 
     CUTLASS_DEVICE void tma_store(int epi_m, int epi_n, int store_iteration, bool issue_tma_store) {
-      if (issue_tma_store) {
-        const int pipe = store_iteration % kStages;
-        cute::copy(params_ptr->tma_store, bSG_sOut(cute::_, cute::_, cute::_, pipe),
-                   bSG_gOut(cute::_, cute::_, cute::_, epi_m, epi_n));
-      }
+      writer.store(*params_ptr, sOut, epi_m, epi_n, store_iteration, issue_tma_store);
     }
   };
 
@@ -242,21 +304,36 @@ struct Sm90GatedStore {
         cTile, args.epi_tile, args.tiled_copy, args.thread_idx);           // (CPY,CPY_M,CPY_N,EPI_M,EPI_N)
     Tensor tC_rIn = make_tensor<float>(take<0, 3>(shape(tC_cIn)));        // (CPY,CPY_M,CPY_N)
 
-    // The output tile of this CTA, cut into half-width subtiles.
-    Tensor mOut = params_ptr->tma_store.get_tma_tensor(output_shape(make_shape(M, N, K, L)));  // (M_OUT,N_OUT,L)
-    auto out_cta_tile = halve_pair_mode(take<0, 2>(args.tile_shape_mnk));
-    Tensor gOut = local_tile(mOut, out_cta_tile, make_coord(m, n, l));  // (OUT_CTA_M,OUT_CTA_N)
-    Tensor gOut_epi = flat_divide(gOut, OutTile{});                     // (OUT_EPI_M,OUT_EPI_N,EPI_M,EPI_N)
     Tensor sOut = as_position_independent_swizzle_tensor(
-        make_tensor(make_smem_ptr(smem_out), SmemLayout{}));            // (OUT_EPI_M,OUT_EPI_N,PIPE)
+        make_tensor(make_smem_ptr(smem_out), SmemLayout{}));  // (OUT_EPI_M,OUT_EPI_N,PIPE)
+    auto out_cta_tile = halve_pair_mode(take<0, 2>(args.tile_shape_mnk));
+    auto make_callbacks = [&](auto writer) {
+      return ConsumerStoreCallbacks<decltype(tC_rIn), decltype(tC_cIn), decltype(sOut), decltype(writer)>(
+          cute::move(tC_rIn), cute::move(tC_cIn), cute::move(sOut), cute::move(writer), params_ptr);
+    };
 
-    ThrCopy tma_slice = params_ptr->tma_store.get_slice(_0{});
-    Tensor bSG_sOut = tma_slice.partition_S(sOut);     // (TMA,TMA_M,TMA_N,PIPE)
-    Tensor bSG_gOut = tma_slice.partition_D(gOut_epi);  // (TMA,TMA_M,TMA_N,EPI_M,EPI_N)
-
-    return ConsumerStoreCallbacks<decltype(tC_rIn), decltype(tC_cIn), decltype(sOut), decltype(bSG_sOut),
-                                  decltype(bSG_gOut)>(cute::move(tC_rIn), cute::move(tC_cIn), cute::move(sOut),
-                                                      cute::move(bSG_sOut), cute::move(bSG_gOut), params_ptr);
+    if constexpr (kGroupedRows) {
+      // Group l's output: its rows of out, from its first row on.
+      constexpr int kTokenMode = 1 - kPairMode;
+      auto extent = take<0, 2>(output_shape(make_shape(M, N, K, L)));  // (M_OUT,N_OUT)
+      const auto& d_out = params_ptr->d_out;
+      ElementOut* base = params_ptr->ptr_out + static_cast<std::int64_t>(params_ptr->group_first_row[l]) * get<kTokenMode>(d_out);
+      Tensor mOut = make_tensor(make_gmem_ptr(base), make_layout(extent, take<0, 2>(d_out)));  // (M_OUT,N_OUT)
+      Tensor gOut = flat_divide(local_tile(mOut, out_cta_tile, make_coord(m, n)), OutTile{});  // (OUT_EPI_M,OUT_EPI_N,EPI_M,EPI_N)
+      Tensor cOut = flat_divide(local_tile(make_identity_tensor(extent), out_cta_tile, make_coord(m, n)),
+                                OutTile{});                                                    // (OUT_EPI_M,OUT_EPI_N,EPI_M,EPI_N)
+      using Writer = GroupedRowsWriter<decltype(gOut), decltype(cOut), decltype(extent)>;
+      return make_callbacks(Writer{gOut, cOut, extent, args.thread_idx, static_cast<int>(size(args.tiled_mma))});
+    } else {
+      // The output tile of this CTA, cut into half-width subtiles.
+      Tensor mOut = params_ptr->tma_store.get_tma_tensor(output_shape(make_shape(M, N, K, L)));  // (M_OUT,N_OUT,L)
+      Tensor gOut = local_tile(mOut, out_cta_tile, make_coord(m, n, l));  // (OUT_CTA_M,OUT_CTA_N)
+      Tensor gOut_epi = flat_divide(gOut, OutTile{});                     // (OUT_EPI_M,OUT_EPI_N,EPI_M,EPI_N)
+      ThrCopy tma_slice = params_ptr->tma_store.get_slice(_0{});
+      Tensor bSG_sOut = tma_slice.partition_S(sOut);     // (TMA,TMA_M,TMA_N,PIPE)
+      Tensor bSG_gOut = tma_slice.partition_D(gOut_epi);  // (TMA,TMA_M,TMA_N,EPI_M,EPI_N)
+      return make_callbacks(TmaWriter<decltype(bSG_sOut), decltype(bSG_gOut)>{bSG_sOut, bSG_gOut});
+    }
   }
 };
 

@@ -32,11 +32,13 @@ template <class T>
 using MaxReduce = cutlass::maximum<T, /*PropagateNaN=*/true>;
 
 // A fp32 vector broadcast along the GEMM's M (one value per GEMM row) or N (per GEMM column).
-template <class TileShape, bool kAlongGemmM>
+// LStride: the distance between the vectors of consecutive batches or groups (grouped kernels:
+// one vector per group, the tile's l).
+template <class TileShape, bool kAlongGemmM, class LStride = cute::_0>
 using VectorBroadcast =
     cute::conditional_t<kAlongGemmM,
-                        fusion::Sm90ColBroadcast<0, TileShape, float, float, cute::Stride<cute::_1, cute::_0, cute::_0>>,
-                        fusion::Sm90RowBroadcast<0, TileShape, float, float, cute::Stride<cute::_0, cute::_1, cute::_0>>>;
+                        fusion::Sm90ColBroadcast<0, TileShape, float, float, cute::Stride<cute::_1, cute::_0, LStride>>,
+                        fusion::Sm90RowBroadcast<0, TileShape, float, float, cute::Stride<cute::_0, cute::_1, LStride>>>;
 
 // A CUTLASS reduction whose output is optional: it asks for workspace (partial results, tile
 // counters) only when its output is requested, and an atomic one (max) starts its output at 0,

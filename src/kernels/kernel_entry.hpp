@@ -10,6 +10,7 @@
 #include "epifuse/detail/launch_plan.hpp"
 #include "epifuse/gated_mlp.hpp"
 #include "epifuse/gemm.hpp"
+#include "epifuse/grouped_gated_mlp.hpp"
 #include "epifuse/kernel_key.hpp"
 
 namespace epifuse::detail {
@@ -23,7 +24,7 @@ struct Launcher {
 
 struct KernelEntry {
   KernelKey key;
-  std::variant<Launcher<GemmArgs>, Launcher<GatedMlpArgs>> launcher;  // the one of key.op
+  std::variant<Launcher<GemmArgs>, Launcher<GatedMlpArgs>, Launcher<GroupedGatedMlpArgs>> launcher;  // key.op's (and grouping's)
 };
 
 }  // namespace epifuse::detail

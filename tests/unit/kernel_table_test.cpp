@@ -40,6 +40,11 @@ TEST(KernelTable, RowsAreBuildable) {
       EXPECT_TRUE(k.swap_ab && k.tile.m == 16 && k.tile.n == 8 && k.tile.k == 64) << n;
     }
     EXPECT_EQ(k.a, k.b) << n;
+    if (k.grouping == Grouping::kGrouped) {  // the static_asserts of GroupedGatedMlpKernel
+      EXPECT_EQ(k.op, Op::kGatedMlp) << n;
+      EXPECT_EQ(k.decomposition, Decomposition::kDataParallel) << n;
+      EXPECT_NE(k.schedule, Schedule::kWarpMma) << n;
+    }
     if (k.op == Op::kGatedMlp) {
       EXPECT_EQ(k.d, k.a) << n;
       EXPECT_EQ(k.epilogue, EpilogueCoverage::kGatedPair) << n;
@@ -89,6 +94,10 @@ TEST(KernelName, SaysWhatTheKeySays) {
   k.cluster = {1, 1};
   k.swap_ab = true;
   EXPECT_EQ(name(k), "sm90_gated_mlp_bf16_bf16_swap_warpmma_16x8x64_c1x1");
+  k.schedule = Schedule::kCooperative;
+  k.tile = {128, 32, 128};
+  k.grouping = Grouping::kGrouped;
+  EXPECT_EQ(name(k), "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_grouped");
 }
 
 // Changing any one field of a key changes its name.
@@ -114,6 +123,7 @@ TEST(KernelName, EveryFieldShowsInTheName) {
   differs([](KernelKey& k) { k.swap_ab = true; }, "swap_ab");
   differs([](KernelKey& k) { k.epilogue = EpilogueCoverage::kBiasActivation; }, "epilogue");
   differs([](KernelKey& k) { k.has_c = false; }, "has_c");
+  differs([](KernelKey& k) { k.grouping = Grouping::kGrouped; }, "grouping");
   // b == a == d written once each way round: bf16 x fp16 -> bf16 and bf16 -> fp16 are different names.
   KernelKey mixed = k0, narrow = k0;
   mixed.b = DType::kFP16;

@@ -13,6 +13,7 @@
 #include <cutlass/epilogue/collective/collective_builder.hpp>
 #include <cutlass/gemm/collective/collective_builder.hpp>
 #include <cutlass/gemm/dispatch_policy.hpp>
+#include <cutlass/gemm/group_array_problem_shape.hpp>
 #include <cutlass/gemm/kernel/gemm_universal.hpp>
 #include <cutlass/numeric_types.h>
 
@@ -39,10 +40,14 @@ template <> struct DTypeOf<float> { static constexpr DType kValue = DType::kFP32
 struct Cooperative {
   using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecializedCooperative;
   using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecializedCooperative;
+  using GroupedMainloopSchedule = cutlass::gemm::KernelPtrArrayTmaWarpSpecializedCooperative;
+  using GroupedEpilogueSchedule = cutlass::epilogue::PtrArrayTmaWarpSpecializedCooperative;
 };
 struct Pingpong {
   using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecializedPingpong;
   using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecialized;
+  using GroupedMainloopSchedule = cutlass::gemm::KernelPtrArrayTmaWarpSpecializedPingpong;
+  using GroupedEpilogueSchedule = cutlass::epilogue::PtrArrayTmaWarpSpecializedPingpong;
 };
 
 template <Schedule kSchedule> struct ScheduleOf;
@@ -61,6 +66,13 @@ using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBui
     ElementC, LayoutD, kAlignment<ElementC>, ElementD, LayoutD, kAlignment<ElementD>,
     typename Schedule::EpilogueSchedule, Tree>::CollectiveOp;
 
+// The same around a grouped kernel's epilogue tree: per-group C and D (pointer layouts), here void.
+template <class TileShape, class ClusterShape, class EpilogueTile, class LayoutD, class Schedule, class Tree>
+using GroupedCollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, EpilogueTile, float, float, void,
+    LayoutD*, kAlignment<void>, void, LayoutD*, kAlignment<void>, typename Schedule::GroupedEpilogueSchedule,
+    Tree>::CollectiveOp;
+
 // The output layout in GEMM coordinates: row-major [M, ld] memory seen through the (swapped) GEMM.
 template <bool kSwapAB>
 using OutputLayout = cute::conditional_t<kSwapAB, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;
@@ -68,6 +80,17 @@ using OutputLayout = cute::conditional_t<kSwapAB, cutlass::layout::ColumnMajor, 
 // The persistent tile scheduler of a decomposition: CUTLASS's default (whole tiles) or its stream-K one.
 template <Decomposition kDecomposition>
 using TileSchedulerOf = cute::conditional_t<kDecomposition == Decomposition::kStreamK, cutlass::gemm::StreamKScheduler, void>;
+
+// A row-major [M, ld] output as (Mg, Ng, L) strides: (ld, 1), or (1, ld) swapped.
+template <bool kSwapAB, class StrideMNL>
+StrideMNL output_stride(std::int64_t ld) {
+  using cute::_1;
+  if constexpr (kSwapAB) {
+    return StrideMNL{_1{}, ld, std::int64_t{0}};
+  } else {
+    return StrideMNL{ld, _1{}, std::int64_t{0}};
+  }
+}
 
 template <class ElementA, class ElementB, class TileShape_, class ClusterShape_, class Schedule, bool kSwapAB,
           class Epilogue, Decomposition kDecomposition = Decomposition::kDataParallel>
@@ -113,15 +136,9 @@ struct Assembly {
             static_cast<const GemmElementB*>(kSwapAB ? a : b), stride_b};
   }
 
-  // A row-major [M, ld] output as (Mg, Ng, L) strides: (ld, 1), or (1, ld) swapped.
   template <class StrideMNL>
   static StrideMNL output_stride(std::int64_t ld) {
-    using cute::_1;
-    if constexpr (kSwapAB) {
-      return StrideMNL{_1{}, ld, std::int64_t{0}};
-    } else {
-      return StrideMNL{ld, _1{}, std::int64_t{0}};
-    }
+    return sm90::output_stride<kSwapAB, StrideMNL>(ld);
   }
 
   // The GEMM epilogue's own operands: D, and C when the kernel has one. Without a residual the C
@@ -149,6 +166,89 @@ struct Assembly {
                                                                    : Raster::Heuristic;
     if constexpr (kDecomposition == Decomposition::kStreamK) scheduler.splits = plan.splits;
     return {cutlass::gemm::GemmUniversalMode::kGemm, problem_shape(M, N, K), mainloop, epilogue, hw_info, scheduler};
+  }
+};
+
+// The grouped counterpart of Assembly: one GEMM per group (expert) in one persistent launch,
+// CUTLASS's pointer-array mainloop and group scheduler. Each group's shape, operand pointers and
+// strides are device arrays (written on the stream before the launch), so the group sizes never
+// reach the host.
+template <class ElementA, class ElementB, class TileShape_, class ClusterShape_, class Schedule, bool kSwapAB,
+          class Epilogue>
+struct GroupedAssembly {
+  using TileShape = TileShape_;
+  using ClusterShape = ClusterShape_;
+  using GemmElementA = cute::conditional_t<kSwapAB, ElementB, ElementA>;
+  using GemmElementB = cute::conditional_t<kSwapAB, ElementA, ElementB>;
+  static_assert(!cute::is_same_v<Schedule, Cooperative> || cute::size<0>(TileShape{}) >= 128,
+                "the cooperative schedule splits tile M over two warpgroups: tile M must be >= 128");
+
+  using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, GemmElementA, cutlass::layout::RowMajor*,
+      kAlignment<GemmElementA>, GemmElementB, cutlass::layout::ColumnMajor*, kAlignment<GemmElementB>, float,
+      TileShape, ClusterShape,
+      cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
+      typename Schedule::GroupedMainloopSchedule>::CollectiveOp;
+  static_assert(cute::size<1>(typename Mainloop::TiledMma::AtomShape_MNK{}) == cute::size<1>(TileShape{}),
+                "one wgmma must span the tile's N: compile with -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED");
+
+  using GroupShape = cute::Shape<int, int, int>;  // (Mg, Ng, K) of one group's GEMM
+  using ProblemShape = cutlass::gemm::GroupProblemShape<GroupShape>;
+  using Kernel = cutlass::gemm::kernel::GemmUniversal<ProblemShape, Mainloop, Epilogue>;
+  using StrideA = typename Kernel::InternalStrideA;  // (Mg, K, L) of one group's A
+  using StrideB = typename Kernel::InternalStrideB;
+
+  // Group g's GEMM over `rows` rows of the activations and the weight's `weight_rows`.
+  CUTLASS_HOST_DEVICE static GroupShape group_shape(int rows, int weight_rows, int K) {
+    return kSwapAB ? GroupShape{weight_rows, rows, K} : GroupShape{rows, weight_rows, K};
+  }
+
+  // The device arrays the kernel reads, one entry per group.
+  struct GroupArrays {
+    GroupShape* shapes;
+    const GemmElementA** a;
+    StrideA* stride_a;
+    const GemmElementB** b;
+    StrideB* stride_b;
+  };
+
+  // Group g's operands: `rows` rows of the activations at x (row stride ldx) and the weight at w
+  // (row stride ldw).
+  CUTLASS_HOST_DEVICE static void set_group(const GroupArrays& arrays, int g, int rows, int weight_rows, int K,
+                                            const ElementA* x, std::int64_t ldx, const ElementB* w, std::int64_t ldw) {
+    using cute::_1;
+    arrays.shapes[g] = group_shape(rows, weight_rows, K);
+    if constexpr (kSwapAB) {
+      arrays.a[g] = w;
+      arrays.b[g] = x;
+      arrays.stride_a[g] = StrideA{ldw, _1{}, cute::_0{}};
+      arrays.stride_b[g] = StrideB{ldx, _1{}, cute::_0{}};
+    } else {
+      arrays.a[g] = x;
+      arrays.b[g] = w;
+      arrays.stride_a[g] = StrideA{ldx, _1{}, cute::_0{}};
+      arrays.stride_b[g] = StrideB{ldw, _1{}, cute::_0{}};
+    }
+  }
+
+  static typename Kernel::Arguments arguments(int groups, const GroupArrays& arrays,
+                                              const typename Epilogue::FusionCallbacks::Arguments& tree,
+                                              const LaunchPlan& plan) {
+    cutlass::KernelHardwareInfo hw_info;
+    hw_info.device_id = plan.device;
+    hw_info.sm_count = plan.sm_count;
+    typename Kernel::TileSchedulerArguments scheduler;
+    scheduler.max_swizzle_size = plan.swizzle;
+    using Raster = cutlass::gemm::kernel::detail::RasterOrderOptions;
+    scheduler.raster_order = plan.raster == RasterOrder::kAlongM   ? Raster::AlongM
+                             : plan.raster == RasterOrder::kAlongN ? Raster::AlongN
+                                                                   : Raster::Heuristic;
+    return {cutlass::gemm::GemmUniversalMode::kGrouped,
+            {groups, arrays.shapes, nullptr},
+            {arrays.a, arrays.stride_a, arrays.b, arrays.stride_b},
+            {tree, nullptr, nullptr, nullptr, nullptr},
+            hw_info,
+            scheduler};
   }
 };
 

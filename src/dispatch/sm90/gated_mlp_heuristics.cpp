@@ -203,7 +203,7 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
               KernelChoice* choice) {
   const auto compiled = [&](const Configuration& c) -> const KernelKey* {
     for (const KernelKey& k : candidates) {
-      if (k.op == Op::kGatedMlp && k.a == args.x_dtype && k.b == args.w.dtype && k.d == args.out_dtype && has_configuration(k, c)) {
+      if (k.op == Op::kGatedMlp && k.grouping == Grouping::kNone && k.a == args.x_dtype && k.b == args.w.dtype && k.d == args.out_dtype && has_configuration(k, c)) {
         return &k;
       }
     }

@@ -8,6 +8,7 @@
 #include "dispatch/device_caps.hpp"
 #include "epifuse/gated_mlp.hpp"
 #include "epifuse/gemm.hpp"
+#include "epifuse/grouped_gated_mlp.hpp"
 #include "epifuse/kernel_key.hpp"
 
 namespace epifuse::detail::sm90 {
@@ -15,6 +16,8 @@ namespace epifuse::detail::sm90 {
 Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice);
 Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
+              KernelChoice* choice);
+Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice);
 
 // Whether the gated MLP runs cuBLASLt + act·mul rather than a fused kernel (no kernel forced).

@@ -1,0 +1,219 @@
+// A first timing of the grouped gated MLP (issue 11) on MoE expert shapes, before a bench suite:
+// each token routed to k distinct of E experts (fixed seed), rows sorted by expert, under three
+// routings: uniform, Zipf-skewed (expert e drawn with weight 1/(e+1)^1.2) and one hot set (every
+// token on experts 0..k-1); the streaming-read bandwidth measured first (4 GiB, one pass);
+// the grouped call dispatched and with each grouped kernel forced, then a loop of the dense
+// gated_mlp over the non-empty experts (one call each), in turn per shape; CUDA events, median of 20.
+// Weights hold a constant (timing only; correctness is the GPU suite's). Prints one line per
+// shape and implementation: median µs, the touched experts' weight bytes over that time, and that
+// rate as a share of the measured read bandwidth.
+//   epifuse-grouped-probe [model ...]   models: deepseek-v3 qwen2-57b mixtral (default: all)
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <cstdlib>
+#include <functional>
+#include <iterator>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "epifuse/grouped_gated_mlp.hpp"
+#include "epifuse/tuning.hpp"
+
+namespace {
+
+struct Model {
+  const char* name;
+  int experts, topk, N, K;
+};
+constexpr Model kModels[] = {{"deepseek-v3", 256, 8, 2048, 7168}, {"qwen2-57b", 64, 8, 2560, 3584},
+                             {"mixtral", 8, 2, 14336, 4096}};
+constexpr int kTokens[] = {1, 8, 64, 256, 1024, 4096};
+enum class Routing { kUniform, kZipf, kHot };
+constexpr Routing kRoutings[] = {Routing::kUniform, Routing::kZipf, Routing::kHot};
+const char* to_string(Routing r) { return r == Routing::kUniform ? "uniform" : r == Routing::kZipf ? "zipf" : "hot"; }
+
+void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(err));
+    std::exit(1);
+  }
+}
+
+double median_us(const std::function<void()>& call, int reps = 20) {
+  for (int i = 0; i < 3; ++i) call();
+  cudaEvent_t a, b;
+  check(cudaEventCreate(&a), "event");
+  check(cudaEventCreate(&b), "event");
+  std::vector<float> ms;
+  for (int i = 0; i < reps; ++i) {
+    check(cudaEventRecord(a), "record");
+    call();
+    check(cudaEventRecord(b), "record");
+    check(cudaEventSynchronize(b), "sync");
+    float t = 0;
+    check(cudaEventElapsedTime(&t, a, b), "elapsed");
+    ms.push_back(t);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2] * 1000.0;
+}
+
+__global__ void read_all(const uint4* data, std::size_t n, unsigned* sink) {
+  unsigned acc = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    const uint4 v = data[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x12345678u) *sink = acc;  // keeps the loads; never true for the fill below
+}
+
+// GB/s of one streaming read of 4 GiB, the median of 10.
+double read_bandwidth_gbps() {
+  const std::size_t bytes = std::size_t{4} << 30;
+  void* buffer = nullptr;
+  unsigned* sink = nullptr;
+  check(cudaMalloc(&buffer, bytes), "read buffer");
+  check(cudaMalloc(reinterpret_cast<void**>(&sink), sizeof(unsigned)), "sink");
+  check(cudaMemset(buffer, 0x11, bytes), "read buffer");
+  cudaDeviceProp prop;
+  check(cudaGetDeviceProperties(&prop, 0), "device");
+  const double us = median_us([&] {
+    read_all<<<prop.multiProcessorCount * 8, 512>>>(static_cast<const uint4*>(buffer), bytes / 16, sink);
+  }, 10);
+  cudaFree(buffer);
+  cudaFree(sink);
+  return static_cast<double>(bytes) / us / 1e3;
+}
+
+// Expert ids for token t: k distinct experts.
+std::vector<int> route(Routing routing, int experts, int k, std::mt19937& rng) {
+  std::vector<int> chosen;
+  if (routing == Routing::kHot) {
+    for (int j = 0; j < k; ++j) chosen.push_back(j);
+    return chosen;
+  }
+  std::vector<double> weight(experts);
+  for (int e = 0; e < experts; ++e) weight[e] = routing == Routing::kZipf ? 1.0 / std::pow(e + 1.0, 1.2) : 1.0;
+  while (static_cast<int>(chosen.size()) < k) {
+    std::discrete_distribution<int> pick(weight.begin(), weight.end());
+    const int e = pick(rng);
+    chosen.push_back(e);
+    weight[e] = 0.0;
+  }
+  return chosen;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> wanted(argv + 1, argv + argc);
+  cudaDeviceProp prop;
+  check(cudaGetDeviceProperties(&prop, 0), "device");
+  const double read_gbps = read_bandwidth_gbps();
+  std::printf("device %s, streaming read %.1f GB/s\n", prop.name, read_gbps);
+  for (const Model& m : kModels) {
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), m.name) == wanted.end()) continue;
+    const std::size_t weight_elems = static_cast<std::size_t>(2) * m.N * m.K;
+    void *w = nullptr, *x = nullptr, *out = nullptr, *ws = nullptr;
+    std::int32_t* offsets = nullptr;
+    const int max_rows = kTokens[std::size(kTokens) - 1] * m.topk;
+    check(cudaMalloc(&w, weight_elems * m.experts * 2), "weights");
+    check(cudaMemset(w, 0x3C, weight_elems * m.experts * 2), "weights");
+    check(cudaMalloc(&x, static_cast<std::size_t>(max_rows) * m.K * 2), "x");
+    check(cudaMemset(x, 0x3C, static_cast<std::size_t>(max_rows) * m.K * 2), "x");
+    check(cudaMalloc(&out, static_cast<std::size_t>(max_rows) * m.N * 2), "out");
+    check(cudaMalloc(reinterpret_cast<void**>(&offsets), (m.experts + 1) * sizeof(std::int32_t)), "offsets");
+    const std::size_t ws_bytes = std::size_t{1} << 28;
+    check(cudaMalloc(&ws, ws_bytes), "workspace");
+    std::mt19937 rng(1234);
+    for (Routing routing : kRoutings) {
+    for (int T : kTokens) {
+      std::vector<int> counts(m.experts, 0);
+      for (int t = 0; t < T; ++t) {
+        for (int e : route(routing, m.experts, m.topk, rng)) ++counts[e];
+      }
+      std::vector<std::int32_t> host_offsets(m.experts + 1, 0);
+      int touched = 0;
+      for (int e = 0; e < m.experts; ++e) {
+        host_offsets[e + 1] = host_offsets[e] + counts[e];
+        touched += counts[e] > 0;
+      }
+      const int rows = host_offsets[m.experts];
+      check(cudaMemcpy(offsets, host_offsets.data(), host_offsets.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice),
+            "offsets");
+
+      epifuse::GroupedGatedMlpArgs args;
+      epifuse::GatedMlpArgs& g = args.gated;
+      g.M = rows;
+      g.N = m.N;
+      g.x = x;
+      g.ldx = m.K;
+      g.w.weight = w;
+      g.w.ld = m.K;
+      g.w.N = m.N;
+      g.w.K = m.K;
+      g.w.layout = epifuse::GateUpLayout::kGateUpBlocks8;
+      g.out = out;
+      g.ldo = m.N;
+      g.workspace = ws;
+      g.workspace_bytes = ws_bytes;
+      args.experts = m.experts;
+      args.expert_offsets = offsets;
+      args.weight_stride = static_cast<std::int64_t>(weight_elems);
+
+      std::vector<std::pair<std::string, std::function<void()>>> impls;
+      impls.push_back({"grouped", [&, args] {
+                         if (!epifuse::grouped_gated_mlp(args, nullptr).ok()) std::exit(2);
+                       }});
+      for (const epifuse::KernelKey& k : epifuse::compiled_kernels(epifuse::Op::kGatedMlp)) {
+        if (k.grouping != epifuse::Grouping::kGrouped) continue;
+        epifuse::GroupedGatedMlpArgs forced = args;
+        forced.gated.kernel = epifuse::KernelChoice{k};
+        impls.push_back({std::string("forced ") + (k.swap_ab ? "swapped" : "unswapped"), [forced] {
+                           if (!epifuse::grouped_gated_mlp(forced, nullptr).ok()) std::exit(2);
+                         }});
+      }
+      impls.push_back({"dense loop", [&] {
+                         for (int e = 0; e < m.experts; ++e) {
+                           if (counts[e] == 0) continue;
+                           epifuse::GatedMlpArgs d = g;
+                           d.M = counts[e];
+                           d.x = static_cast<const char*>(x) + static_cast<std::size_t>(host_offsets[e]) * m.K * 2;
+                           d.w.weight = static_cast<const char*>(w) + weight_elems * e * 2;
+                           d.out = static_cast<char*>(out) + static_cast<std::size_t>(host_offsets[e]) * m.N * 2;
+                           if (!epifuse::gated_mlp(d, nullptr).ok()) std::exit(3);
+                         }
+                       }});
+      const double touched_bytes = static_cast<double>(touched) * weight_elems * 2;
+      epifuse::GatedMlpArgs first = g;
+      first.M = std::max(1, counts[0]);
+      if (epifuse::Status s = epifuse::gated_mlp(first, nullptr); !s.ok()) {
+        std::printf("dense loop skipped: %s\n", s.to_string().c_str());
+        impls.pop_back();
+      }
+      for (const auto& [name, call] : impls) {
+        const double us = median_us(call);
+        const double gbps = touched_bytes / us / 1e3;
+        std::printf("%-12s %-7s T %5d rows %6d touched %3d/%d  %-18s %10.1f us  %7.1f GB/s  %5.1f %% of read\n", m.name,
+                    to_string(routing), T, rows, touched, m.experts, name.c_str(), us, gbps, 100.0 * gbps / read_gbps);
+      }
+      std::fflush(stdout);
+    }
+    }
+    cudaFree(w);
+    cudaFree(x);
+    cudaFree(out);
+    cudaFree(offsets);
+    cudaFree(ws);
+  }
+  return 0;
+}

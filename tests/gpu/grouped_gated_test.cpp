@@ -1,0 +1,267 @@
+// The grouped gated MLP against the fp64 reference, expert by expert: each expert is a gated case
+// of its own (random x rows, gate and up weights, packed on the device), its rows copied into one
+// [T, K] activation and its packed weight into one [E, 2N, K] stack; the grouped call's output rows
+// of each expert are checked by the one-rounding rule as that expert's own call would be. Empty
+// experts, all rows on one expert, T = 1, both kernels forced, offsets out of range, CUDA-graph
+// capture with the routing changed between replays, and rejected calls.
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "epifuse/grouped_gated_mlp.hpp"
+#include "epifuse/tuning.hpp"
+#include "tests/gpu/gpu_test.hpp"
+
+namespace epifuse::testing {
+namespace {
+
+struct GroupedCase {
+  std::vector<std::int64_t> rows;  // per expert
+  std::int64_t N = 1000, K = 520;
+  GatedActivation activation = GatedActivation::kSwiGLU;
+  bool bias = true;
+  std::string kernel;  // forced by name; empty: dispatch
+
+  std::string name() const {
+    std::string s = "E" + std::to_string(rows.size()) + "_T" +
+                    std::to_string(std::accumulate(rows.begin(), rows.end(), std::int64_t{0})) + "_N" +
+                    std::to_string(N) + "_K" + std::to_string(K) + "_" + to_string(activation) + (bias ? "_bias" : "");
+    return kernel.empty() ? s : s + "_" + kernel;
+  }
+};
+
+// The experts' problems and the stacked operands of the grouped call.
+class GroupedProblem {
+ public:
+  GroupedProblem(const GroupedCase& c, std::uint64_t seed) : case_(c) {
+    const std::int64_t E = static_cast<std::int64_t>(c.rows.size());
+    offsets_.push_back(0);
+    for (std::int64_t r : c.rows) offsets_.push_back(offsets_.back() + static_cast<std::int32_t>(r));
+    T_ = offsets_.back();
+    const std::size_t element = 2, weight = static_cast<std::size_t>(2 * c.N * c.K);
+    x_ = DeviceBuffer(static_cast<std::size_t>(T_ > 0 ? T_ : 1) * c.K * element);
+    weights_ = DeviceBuffer(static_cast<std::size_t>(E) * weight * element);
+    biases_ = DeviceBuffer(static_cast<std::size_t>(E) * 2 * c.N * sizeof(float));
+    out_ = DeviceBuffer(static_cast<std::size_t>(T_ > 0 ? T_ : 1) * c.N * element);
+    offsets_buffer_ = DeviceBuffer((E + 1) * sizeof(std::int32_t));
+    // An empty expert's weight and bias stay NaN: a tile computed from them would show.
+    weights_.poison();
+    biases_.poison();
+    for (std::int64_t e = 0; e < E; ++e) {
+      if (c.rows[e] == 0) {
+        experts_.emplace_back();
+        continue;
+      }
+      GatedCase g{c.rows[e], c.N, c.K, DType::kBF16, c.activation, c.bias};
+      experts_.push_back(std::make_unique<GatedProblem>(g, seed + static_cast<std::uint64_t>(e)));
+      const GatedMlpArgs& a = experts_.back()->args();
+      EPIFUSE_CHECK_CUDA(cudaMemcpy(x_.as<char>() + offsets_[e] * c.K * element, a.x, c.rows[e] * c.K * element,
+                                    cudaMemcpyDeviceToDevice));
+      EPIFUSE_CHECK_CUDA(cudaMemcpy(weights_.as<char>() + e * weight * element, a.w.weight, weight * element,
+                                    cudaMemcpyDeviceToDevice));
+      if (c.bias) {
+        EPIFUSE_CHECK_CUDA(cudaMemcpy(biases_.as<float>() + e * 2 * c.N, a.w.bias, 2 * c.N * sizeof(float),
+                                      cudaMemcpyDeviceToDevice));
+      }
+    }
+    set_offsets(offsets_);
+
+    GatedMlpArgs& g = args_.gated;
+    g.M = T_;
+    g.N = c.N;
+    g.x = x_.data();
+    g.ldx = c.K;
+    g.w = first_weight().args().w;
+    g.w.weight = weights_.data();
+    g.w.bias = c.bias ? biases_.as<float>() : nullptr;
+    g.out = out_.data();
+    g.ldo = c.N;
+    g.activation = c.activation;
+    if (!c.kernel.empty()) g.kernel = KernelChoice{*find_kernel(c.kernel)};
+    args_.experts = E;
+    args_.expert_offsets = offsets_buffer_.as<std::int32_t>();
+    args_.weight_stride = static_cast<std::int64_t>(weight);
+    args_.bias_stride = 2 * c.N;
+    std::size_t bytes = 0;
+    const Status s = grouped_gated_mlp_workspace_size(args_, nullptr, &bytes);
+    if (!s.ok()) throw std::runtime_error("workspace query: " + s.to_string());
+    workspace_ = DeviceBuffer(bytes > 0 ? bytes : 1);
+    g.workspace = workspace_.data();
+    g.workspace_bytes = bytes;
+  }
+
+  const GroupedGatedMlpArgs& args() const { return args_; }
+  const DeviceBuffer& out() const { return out_; }
+  std::int64_t tokens() const { return T_; }
+  void set_offsets(const std::vector<std::int32_t>& offsets) {
+    offsets_buffer_.upload(offsets.data(), offsets.size() * sizeof(std::int32_t));
+  }
+  void poison() {
+    out_.poison();
+    workspace_.poison();
+  }
+
+  // Expert e's rows against its own reference (empty when they pass).
+  std::string check_expert(std::size_t e) const {
+    if (!experts_[e]) return "";
+    const GatedReport r = check_gated_output(*experts_[e], out_.as<char>() + offsets_[e] * case_.N * 2, case_.N);
+    return r.passed ? "" : "expert " + std::to_string(e) + ":\n" + r.text;
+  }
+  // Every expert's rows, and nothing written past out.
+  std::string check() const {
+    std::string failures;
+    for (std::size_t e = 0; e < experts_.size(); ++e) failures += check_expert(e);
+    if (!out_.guard_intact()) failures += "bytes past the end of out were written\n";
+    return failures;
+  }
+
+ private:
+  const GatedProblem& first_weight() const {
+    for (const auto& p : experts_) {
+      if (p) return *p;
+    }
+    throw std::runtime_error("a grouped case needs one expert with rows");
+  }
+
+  GroupedCase case_;
+  std::vector<std::int32_t> offsets_;
+  std::int64_t T_ = 0;
+  std::vector<std::unique_ptr<GatedProblem>> experts_;
+  DeviceBuffer x_, weights_, biases_, out_, offsets_buffer_, workspace_;
+  GroupedGatedMlpArgs args_;
+};
+
+class GroupedGatedTest : public ::testing::TestWithParam<GroupedCase> {
+ protected:
+  void SetUp() override { EPIFUSE_REQUIRE_HOPPER(); }
+};
+
+TEST_P(GroupedGatedTest, EveryExpertMatchesItsReference) {
+  const GroupedCase& c = GetParam();
+  GroupedProblem p(c, case_seed(c.name()));
+  p.poison();
+  ASSERT_TRUE(grouped_gated_mlp(p.args(), nullptr).ok());
+  EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+  const std::string failures = p.check();
+  EXPECT_TRUE(failures.empty()) << failures;
+}
+
+const char* const kUnswapped = "sm90_gated_mlp_bf16_bf16_coop_128x128x64_c1x1_grouped";
+const char* const kSwapped = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_grouped";
+
+std::vector<GroupedCase> cases() {
+  std::vector<GroupedCase> out;
+  const std::vector<std::int64_t> ragged = {0, 1, 37, 200, 0, 3, 129, 64};
+  for (const char* kernel : {kUnswapped, kSwapped}) {
+    out.push_back({ragged, 1000, 520, GatedActivation::kSwiGLU, true, kernel});
+    out.push_back({{0, 0, 300, 0}, 1000, 520, GatedActivation::kGeGLUTanh, false, kernel});  // one hot expert
+    out.push_back({{0, 0, 0, 0, 0, 1, 0, 0}, 1000, 520, GatedActivation::kReGLU, true, kernel});  // T = 1
+  }
+  out.push_back({{5, 9, 0, 17, 2, 1, 33, 8, 4, 0, 11, 7, 3, 6, 2, 1}, 2048, 7168, GatedActivation::kSwiGLU, false, ""});
+  out.push_back({{1100, 950}, 1024, 4096, GatedActivation::kGeGLUErf, true, ""});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Experts, GroupedGatedTest, ::testing::ValuesIn(cases()), param_name<GroupedCase>);
+
+class GroupedGatedBehavior : public ::testing::Test {
+ protected:
+  void SetUp() override { EPIFUSE_REQUIRE_HOPPER(); }
+};
+
+// Offsets past T, negative or decreasing are clamped on the device to a running maximum inside
+// [0, T]: {-5, 40, 30, 200000, 7} runs expert 0 on rows [0, 40), expert 2 on [40, 160) and
+// experts 1 and 3 on none. Nothing is read or written out of bounds (compute-sanitizer runs this
+// case) and expert 0's rows are still its own.
+TEST_F(GroupedGatedBehavior, OffsetsOutOfRangeAreClamped) {
+  GroupedCase c{{40, 40, 40, 40}, 1000, 520, GatedActivation::kSwiGLU, true, ""};
+  GroupedProblem p(c, case_seed(c.name()));
+  p.set_offsets({-5, 40, 30, 200000, 7});
+  p.poison();
+  ASSERT_TRUE(grouped_gated_mlp(p.args(), nullptr).ok());
+  EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+  EXPECT_TRUE(p.out().guard_intact());
+  const std::string failures = p.check_expert(0);
+  EXPECT_TRUE(failures.empty()) << failures;
+  const std::vector<std::uint8_t> out = p.out().download();
+  for (std::size_t i = 0; i < out.size(); i += 2) {
+    ASSERT_FALSE(out[i] == kPoisonByte && out[i + 1] == kPoisonByte) << "row " << i / 2000 << " not written";
+  }
+}
+
+// Captured once; the routing changes on the device between replays, and each replay follows it.
+TEST_F(GroupedGatedBehavior, CudaGraphFollowsTheRoutingOnTheDevice) {
+  GroupedCase c{{0, 120, 8, 0, 33, 0, 0, 95}, 1000, 520, GatedActivation::kSwiGLU, true, ""};
+  GroupedProblem p(c, case_seed(c.name()));
+  cudaStream_t stream;
+  EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  ASSERT_TRUE(grouped_gated_mlp(p.args(), stream).ok());  // the first call outside capture
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  const Status s = grouped_gated_mlp(p.args(), stream);
+  EPIFUSE_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  // First everything on expert 7 (its weight applied to every row), then the true routing.
+  const std::vector<std::int32_t> all_on_7 = {0, 0, 0, 0, 0, 0, 0, 0, 256};
+  p.set_offsets(all_on_7);
+  p.poison();
+  EPIFUSE_CHECK_CUDA(cudaGraphLaunch(exec, stream));
+  EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+  const std::vector<std::uint8_t> hot = p.out().download();
+  for (std::size_t i = 0; i < hot.size(); i += 2) ASSERT_FALSE(hot[i] == kPoisonByte && hot[i + 1] == kPoisonByte);
+  p.set_offsets({0, 0, 120, 128, 128, 161, 161, 161, 256});
+  p.poison();
+  EPIFUSE_CHECK_CUDA(cudaGraphLaunch(exec, stream));
+  EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+  const std::string failures = p.check();
+  EXPECT_TRUE(failures.empty()) << failures;
+  EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
+  EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
+  EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+TEST_F(GroupedGatedBehavior, RejectedCallsLeaveTheOutputUntouched) {
+  GroupedCase c{{3, 5}, 1000, 520, GatedActivation::kSwiGLU, true, ""};
+  GroupedProblem p(c, case_seed(c.name()));
+  p.poison();
+  GroupedGatedMlpArgs no_experts = p.args();
+  no_experts.experts = 0;
+  GroupedGatedMlpArgs no_offsets = p.args();
+  no_offsets.expert_offsets = nullptr;
+  GroupedGatedMlpArgs short_stride = p.args();
+  short_stride.weight_stride = 8;
+  GroupedGatedMlpArgs dense_kernel = p.args();
+  for (const KernelKey& k : compiled_kernels(Op::kGatedMlp)) {
+    if (k.grouping == Grouping::kNone) dense_kernel.gated.kernel = KernelChoice{k};
+  }
+  GroupedGatedMlpArgs no_workspace = p.args();
+  no_workspace.gated.workspace = nullptr;
+  no_workspace.gated.workspace_bytes = 0;
+  expect_rejected(grouped_gated_mlp(no_experts, nullptr), StatusCode::kInvalidArgument, "experts (0) must be >= 1");
+  expect_rejected(grouped_gated_mlp(no_offsets, nullptr), StatusCode::kInvalidArgument, "expert_offsets");
+  expect_rejected(grouped_gated_mlp(short_stride, nullptr), StatusCode::kInvalidArgument, "weight_stride (8)");
+  expect_rejected(grouped_gated_mlp(dense_kernel, nullptr), StatusCode::kInvalidArgument, "is not a grouped kernel");
+  expect_rejected(grouped_gated_mlp(no_workspace, nullptr), StatusCode::kInvalidArgument, "workspace");
+  EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+  for (std::uint8_t b : p.out().download()) ASSERT_EQ(b, kPoisonByte);
+}
+
+TEST_F(GroupedGatedBehavior, NoTokensIsANoOp) {
+  GroupedCase c{{2, 2}, 1000, 520, GatedActivation::kSwiGLU, true, ""};
+  GroupedProblem p(c, case_seed(c.name()));
+  p.poison();
+  GroupedGatedMlpArgs args = p.args();
+  args.gated.M = 0;
+  ASSERT_TRUE(grouped_gated_mlp(args, nullptr).ok());
+  EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+  for (std::uint8_t b : p.out().download()) ASSERT_EQ(b, kPoisonByte);
+}
+
+}  // namespace
+}  // namespace epifuse::testing

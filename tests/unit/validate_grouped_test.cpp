@@ -1,0 +1,97 @@
+// validate_grouped_gated_mlp_args: the grouped rules of include/epifuse/grouped_gated_mlp.hpp,
+// each broken once and matched by its message, and the grouped kernel's choice on the table.
+#include <cstdint>
+#include <functional>
+#include <tuple>
+#include <utility>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "dispatch/kernel_table.hpp"
+#include "dispatch/sm90/heuristics.hpp"
+#include "epifuse/grouped_gated_mlp.hpp"
+
+namespace epifuse {
+namespace {
+
+// Fake, well-aligned device addresses: validation never dereferences them.
+const void* at(std::uintptr_t address) { return reinterpret_cast<const void*>(address); }
+
+GroupedGatedMlpArgs valid_args() {
+  GroupedGatedMlpArgs a;
+  GatedMlpArgs& g = a.gated;
+  g.M = 434;
+  g.N = 1000;
+  g.x = at(0x10000000);
+  g.ldx = 520;
+  g.w.weight = at(0x20000000);
+  g.w.ld = 520;
+  g.w.N = 1000;
+  g.w.K = 520;
+  g.w.layout = GateUpLayout::kGateUpBlocks8;
+  g.w.bias = static_cast<const float*>(at(0x70000000));
+  g.out = const_cast<void*>(at(0x80000000));
+  g.ldo = 1000;
+  a.experts = 8;
+  a.expert_offsets = static_cast<const std::int32_t*>(at(0x90000000));
+  a.weight_stride = 2 * 1000 * 520;
+  a.bias_stride = 2 * 1000;
+  return a;
+}
+
+TEST(ValidateGroupedGatedMlp, AcceptsValidArguments) {
+  EXPECT_TRUE(validate_grouped_gated_mlp_args(valid_args()).ok());
+  GroupedGatedMlpArgs empty = valid_args();
+  empty.gated.M = 0;
+  EXPECT_TRUE(validate_grouped_gated_mlp_args(empty).ok()) << "T = 0 is a no-op";
+}
+
+TEST(ValidateGroupedGatedMlp, RejectsEachBrokenRuleWithItsMessage) {
+  const std::pair<const char*, std::function<void(GroupedGatedMlpArgs&)>> cases[] = {
+      {"experts (0) must be >= 1", [](auto& a) { a.experts = 0; }},
+      {"expert_offsets is null", [](auto& a) { a.expert_offsets = nullptr; }},
+      {"expert_offsets must be 4-byte aligned",
+       [](auto& a) { a.expert_offsets = static_cast<const std::int32_t*>(at(0x90000002)); }},
+      {"weight_stride (8) must be a multiple of 8 and at least one packed weight",
+       [](auto& a) { a.weight_stride = 8; }},
+      {"weight_stride (1040004)", [](auto& a) { a.weight_stride = 2 * 1000 * 520 + 4; }},
+      {"bias_stride (1999) must be at least one packed bias", [](auto& a) { a.bias_stride = 1999; }},
+      {"over all T rows, gated_mlp: N (992) does not match", [](auto& a) { a.gated.N = 992; }},
+      {"out overlaps the weights",
+       [](auto& a) { a.gated.out = const_cast<void*>(at(0x20000000 + 7 * 2 * 1000 * 520 * 2)); }},
+      {"out overlaps expert_offsets", [](auto& a) { a.expert_offsets = static_cast<const std::int32_t*>(a.gated.out); }},
+  };
+  for (const auto& [message, breaks] : cases) {
+    GroupedGatedMlpArgs a = valid_args();
+    breaks(a);
+    const Status s = validate_grouped_gated_mlp_args(a);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << message;
+    EXPECT_NE(s.message().find(message), std::string::npos) << "expected '" << message << "' in: " << s.message();
+  }
+}
+
+detail::DeviceCaps h200() {
+  detail::DeviceCaps caps;
+  caps.cc_major = 9;
+  caps.sm_count = 132;
+  return caps;
+}
+
+// Few rows per expert run the swapped grouped kernel; many, the unswapped one; never a dense one.
+TEST(GroupedHeuristics, MeanRowsPerExpertPicksTheKernel) {
+  for (const auto& [rows, experts, swapped] :
+       {std::tuple{8, 256, true}, {2048, 256, true}, {16384, 256, true}, {32768, 256, false}, {8192, 64, false},
+        {2, 8, true}, {512, 8, true}, {2048, 8, false}}) {
+    GroupedGatedMlpArgs a = valid_args();
+    a.gated.M = rows;
+    a.experts = experts;
+    KernelChoice choice;
+    ASSERT_TRUE(detail::sm90::choose(a, h200(), detail::kernel_table(), &choice).ok());
+    EXPECT_EQ(choice.key.grouping, Grouping::kGrouped);
+    EXPECT_EQ(choice.key.swap_ab, swapped) << rows << " rows, " << experts << " experts: " << name(choice.key);
+  }
+}
+
+}  // namespace
+}  // namespace epifuse
