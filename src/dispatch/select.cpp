@@ -130,7 +130,6 @@ Status select(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std
       return Status::invalid_argument(named + "computes " + types(k.a, k.b, k.d) + ", the call " +
                                       types(g.x_dtype, g.w.dtype, g.out_dtype));
     }
-    if (forced->splits != 1) return Status::invalid_argument(named + "runs whole tiles: splits must be 1");
     *choice = *forced;
     return Status::success();
   }

@@ -31,6 +31,19 @@ ModelConfig llama(const char* name, const char* source, int layers, std::int64_t
   return dense(name, source, layers, hidden, heads, 8, 128, inter);
 }
 
+// `m` with MoE layers after its first `dense_layers`: `experts` routed experts of width
+// `expert_intermediate`, `per_token` of them per token, and `shared` shared experts.
+ModelConfig with_experts(ModelConfig m, int dense_layers, std::int64_t experts, std::int64_t per_token,
+                         std::int64_t expert_intermediate, std::int64_t shared, std::int64_t shared_intermediate) {
+  m.dense_layers = dense_layers;
+  m.experts = experts;
+  m.experts_per_token = per_token;
+  m.expert_intermediate = expert_intermediate;
+  m.shared_experts = shared;
+  m.shared_intermediate = shared_intermediate;
+  return m;
+}
+
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> list = [] {
     std::vector<Entry> e;
@@ -54,13 +67,14 @@ const std::vector<Entry>& entries() {
     e.push_back({"phi3-medium", dense("Phi-3 medium",
                                       "huggingface.co/microsoft/Phi-3-medium-4k-instruct/blob/main/config.json", 40,
                                       5120, 40, 10, 128, 17920)});
-    ModelConfig mixtral = llama("Mixtral-8x7B", "huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json",
-                                32, 4096, 32, 0);
-    mixtral.dense_layers = 0;
-    mixtral.experts = 8;
-    mixtral.experts_per_token = 2;
-    mixtral.expert_intermediate = 14336;
-    e.push_back({"mixtral-8x7b", mixtral});
+    e.push_back({"mixtral-8x7b", with_experts(llama("Mixtral-8x7B",
+                                                    "huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json",
+                                                    32, 4096, 32, 0),
+                                              0, 8, 2, 14336, 0, 0)});
+    e.push_back({"qwen2-57b-a14b",
+                 with_experts(dense("Qwen2-57B-A14B", "huggingface.co/Qwen/Qwen2-57B-A14B/blob/main/config.json", 28,
+                                    3584, 28, 4, 128, 0),
+                              0, 64, 8, 2560, 1, 20480)});
     ModelConfig ds;  // DeepSeek-V3: MLA, 3 dense layers, then 256 routed experts (top 8) + 1 shared
     ds.name = "DeepSeek-V3";
     ds.source = "huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json";
@@ -74,13 +88,7 @@ const std::vector<Entry>& entries() {
     ds.qk_rope_dim = 64;
     ds.v_head_dim = 128;
     ds.intermediate = 18432;
-    ds.dense_layers = 3;
-    ds.experts = 256;
-    ds.experts_per_token = 8;
-    ds.expert_intermediate = 2048;
-    ds.shared_experts = 1;
-    ds.shared_intermediate = 2048;
-    e.push_back({"deepseek-v3", ds});
+    e.push_back({"deepseek-v3", with_experts(ds, 3, 256, 8, 2048, 1, 2048)});
     return e;
   }();
   return list;

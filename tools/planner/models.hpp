@@ -1,6 +1,6 @@
 // Transformer models as lists of GEMMs per layer, for the planner and the bench's grids: the
 // built-in catalogue (Llama-3 8B/70B/405B, Llama-3.2 1B/3B, Qwen2.5 7B/72B, Gemma-2 9B, Phi-3
-// medium, Mixtral-8x7B, DeepSeek-V3) and custom models from JSON.
+// medium, Mixtral-8x7B, Qwen2-57B-A14B, DeepSeek-V3) and custom models from JSON.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +49,7 @@ std::vector<LayerKind> layer_kinds(const ModelConfig& m);
 double kv_bytes_per_token(const ModelConfig& m, Precision p);
 
 const std::vector<ModelConfig>& model_catalogue();
-// By catalogue key: llama3-8b, llama3-70b, llama3-405b, mixtral-8x7b, deepseek-v3, qwen2.5-7b,
+// By catalogue key: llama3-8b, llama3-70b, llama3-405b, mixtral-8x7b, qwen2-57b-a14b, deepseek-v3, qwen2.5-7b,
 // qwen2.5-72b, gemma2-9b, phi3-medium, llama3.2-1b, llama3.2-3b.
 bool find_model(const std::string& key, ModelConfig* model);
 std::vector<std::string> model_keys();
