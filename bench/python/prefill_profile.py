@@ -7,11 +7,11 @@ power nvidia-smi samples while the prefills run.
 import argparse
 import copy
 import csv
-import io
 import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -42,8 +42,10 @@ ids = torch.randint(3, LLAMA3_8B["vocab_size"], (1, args.tokens), device="cuda")
 
 # nvidia-smi samples every 20 ms for the whole run; each phase keeps the samples inside its loop.
 smi_fields = "timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active"
+# Into a file: a pipe nobody reads during the run fills and stops the sampling.
+smi_log = tempfile.TemporaryFile(mode="w+")
 smi = subprocess.Popen(["nvidia-smi", f"--query-gpu={smi_fields}", "--format=csv,noheader,nounits", "-lms", "20"],
-                       stdout=subprocess.PIPE, text=True)
+                       stdout=smi_log, text=True)
 windows = {}
 out = {"tokens": args.tokens, "compile_mode": args.compile_mode, "runs": {}}
 with torch.inference_mode():
@@ -80,8 +82,10 @@ with torch.inference_mode():
         out["runs"][name] = {"event_median_ms": walls[len(walls)//2],
                              "kernels": {k: [c // 3, t / 1e3] for k, (c, t) in per.items()}}
 smi.terminate()
+smi.wait()
+smi_log.seek(0)
 samples = []
-for row in csv.reader(io.StringIO(smi.communicate()[0])):
+for row in csv.reader(smi_log):
     try:
         stamp = time.mktime(time.strptime(row[0].strip().split(".")[0], "%Y/%m/%d %H:%M:%S")) + \
             float("0." + row[0].strip().split(".")[1])

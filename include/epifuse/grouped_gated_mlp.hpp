@@ -49,8 +49,11 @@ Status validate_grouped_gated_mlp_args(const GroupedGatedMlpArgs& args);
 // Bytes of workspace grouped_gated_mlp(args, stream) needs. args.gated.workspace may be null.
 Status grouped_gated_mlp_workspace_size(const GroupedGatedMlpArgs& args, cudaStream_t stream, std::size_t* bytes);
 
-// Enqueues every expert's fused gated MLP on `stream`: one small kernel that reads the offsets and
-// writes each expert's shape and operands into the workspace, then the grouped kernel.
+// Enqueues every expert's fused gated MLP on `stream`. Dispatch runs one launch per grouped kernel,
+// each over the experts whose row count suits it (few rows: the weight on wgmma's 128-row side;
+// many: 128-row tiles of x), as a small setup kernel that reads the offsets and writes those
+// experts' shapes and operands into the workspace, then the grouped kernel. A forced kernel
+// (gated.kernel) runs every expert in one launch.
 Status grouped_gated_mlp(const GroupedGatedMlpArgs& args, cudaStream_t stream);
 
 }  // namespace epifuse

@@ -117,7 +117,8 @@ Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
 }
 
 Status select(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
-              KernelChoice* choice) {
+              std::vector<GroupedLaunch>* launches) {
+  launches->clear();
   const std::optional<Arch> arch = kernel_arch(caps);
   if (!arch) return no_kernels_for("grouped_gated_mlp", caps);
   const GatedMlpArgs& g = args.gated;
@@ -130,11 +131,11 @@ Status select(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std
       return Status::invalid_argument(named + "computes " + types(k.a, k.b, k.d) + ", the call " +
                                       types(g.x_dtype, g.w.dtype, g.out_dtype));
     }
-    *choice = *forced;
+    launches->push_back({*forced});
     return Status::success();
   }
   switch (*arch) {
-    case Arch::kSm90: return sm90::choose(args, caps, candidates, choice);
+    case Arch::kSm90: return sm90::choose(args, caps, candidates, launches);
   }
   return no_kernels_for("grouped_gated_mlp", caps);
 }
@@ -156,8 +157,11 @@ LaunchPlan launch_plan(const GemmArgs&, const DeviceCaps& caps, const KernelChoi
   return launch_plan(caps, choice);
 }
 
-LaunchPlan launch_plan(const GroupedGatedMlpArgs&, const DeviceCaps& caps, const KernelChoice& choice) {
-  return launch_plan(caps, choice);
+LaunchPlan launch_plan(const GroupedLaunch& launch, const DeviceCaps& caps) {
+  LaunchPlan plan = launch_plan(caps, launch.choice);
+  plan.group_rows_min = launch.rows_min;
+  plan.group_rows_max = launch.rows_max;
+  return plan;
 }
 
 // Padding x costs a copy kernel the GEMM waits for (7-8 µs more at 245-249 tokens on Llama-3 8B,

@@ -4,6 +4,7 @@
 // compiled kernels is a dispatch result: kNotSupported, with a message that says so.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -26,8 +27,14 @@ Status select(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
               KernelChoice* choice);
 Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice);
+// A grouped call runs one launch per kernel, each over the experts whose row count lies in its
+// range (the row counts are on the device: the setup kernel of each launch empties the others).
+struct GroupedLaunch {
+  KernelChoice choice;
+  std::int32_t rows_min = 1, rows_max = INT32_MAX;
+};
 Status select(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
-              KernelChoice* choice);
+              std::vector<GroupedLaunch>* launches);
 
 // For validated gated args: whether the call runs cuBLASLt + epifuse's act·mul kernel on the
 // device rather than a fused kernel (never when a kernel is forced).
@@ -39,6 +46,6 @@ LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice);
 // token tiles (and clusters along the tokens) when M is not one.
 LaunchPlan launch_plan(const GemmArgs& args, const DeviceCaps& caps, const KernelChoice& choice);
 LaunchPlan launch_plan(const GatedMlpArgs& args, const DeviceCaps& caps, const KernelChoice& choice);
-LaunchPlan launch_plan(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const KernelChoice& choice);
+LaunchPlan launch_plan(const GroupedLaunch& launch, const DeviceCaps& caps);
 
 }  // namespace epifuse::detail

@@ -1,15 +1,16 @@
 // validate_grouped_gated_mlp_args: the grouped rules of include/epifuse/grouped_gated_mlp.hpp,
-// each broken once and matched by its message, and the grouped kernel's choice on the table.
+// each broken once and matched by its message, and the grouped launches chosen on the table.
 #include <cstdint>
 #include <functional>
 #include <tuple>
 #include <utility>
+#include <vector>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "dispatch/kernel_table.hpp"
-#include "dispatch/sm90/heuristics.hpp"
+#include "dispatch/select.hpp"
 #include "epifuse/grouped_gated_mlp.hpp"
 
 namespace epifuse {
@@ -78,19 +79,25 @@ detail::DeviceCaps h200() {
   return caps;
 }
 
-// Few rows per expert run the swapped grouped kernel; many, the unswapped one; never a dense one.
-TEST(GroupedHeuristics, MeanRowsPerExpertPicksTheKernel) {
-  for (const auto& [rows, experts, swapped] :
-       {std::tuple{8, 256, true}, {2048, 256, true}, {16384, 256, true}, {32768, 256, false}, {8192, 64, false},
-        {2, 8, true}, {512, 8, true}, {2048, 8, false}}) {
-    GroupedGatedMlpArgs a = valid_args();
-    a.gated.M = rows;
-    a.experts = experts;
-    KernelChoice choice;
-    ASSERT_TRUE(detail::sm90::choose(a, h200(), detail::kernel_table(), &choice).ok());
-    EXPECT_EQ(choice.key.grouping, Grouping::kGrouped);
-    EXPECT_EQ(choice.key.swap_ab, swapped) << rows << " rows, " << experts << " experts: " << name(choice.key);
-  }
+// Without a forced kernel a call runs both grouped kernels: the swapped one over experts of at
+// most 64 rows, the unswapped one over the rest; a forced one runs every expert.
+TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
+  std::vector<detail::GroupedLaunch> launches;
+  ASSERT_TRUE(detail::select(valid_args(), h200(), detail::kernel_table(), &launches).ok());
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_TRUE(launches[0].choice.key.swap_ab);
+  EXPECT_EQ(launches[0].rows_min, 1);
+  EXPECT_EQ(launches[0].rows_max, 64);
+  EXPECT_FALSE(launches[1].choice.key.swap_ab);
+  EXPECT_EQ(launches[1].rows_min, 65);
+  for (const auto& launch : launches) EXPECT_EQ(launch.choice.key.grouping, Grouping::kGrouped);
+
+  GroupedGatedMlpArgs forced = valid_args();
+  forced.gated.kernel = KernelChoice{launches[1].choice.key};
+  ASSERT_TRUE(detail::select(forced, h200(), detail::kernel_table(), &launches).ok());
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_EQ(launches[0].rows_min, 1);
+  EXPECT_EQ(launches[0].rows_max, INT32_MAX);
 }
 
 }  // namespace

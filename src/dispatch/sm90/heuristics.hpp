@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dispatch/device_caps.hpp"
+#include "dispatch/select.hpp"
 #include "epifuse/gated_mlp.hpp"
 #include "epifuse/gemm.hpp"
 #include "epifuse/grouped_gated_mlp.hpp"
@@ -18,7 +19,7 @@ Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
 Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice);
 Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
-              KernelChoice* choice);
+              std::vector<GroupedLaunch>* launches);
 
 // Whether the gated MLP runs cuBLASLt + act·mul rather than a fused kernel (no kernel forced).
 bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps);

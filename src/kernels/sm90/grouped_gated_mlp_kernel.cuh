@@ -26,14 +26,15 @@ namespace asm90 = detail::sm90;
 
 // One block: expert e's rows are [P(e), P(e+1)) with P(e) the running maximum of offsets[0..e]
 // clamped into [0, T], so that whatever the caller's offsets hold, the experts' runs are disjoint
-// and inside x and out.
+// and inside x and out. Experts whose row count lies outside [rows_min, rows_max] get no rows
+// here: another launch computes them.
 constexpr int kSetUpThreads = 256;
 
 template <class Assembly, class Element>
 __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
     typename Assembly::GroupArrays arrays, std::int32_t* first_rows, const std::int32_t* offsets, int experts,
-    std::int64_t tokens, int weight_rows, int K, const Element* x, std::int64_t ldx, const Element* w,
-    std::int64_t weight_stride) {
+    std::int64_t tokens, int rows_min, int rows_max, int weight_rows, int K, const Element* x, std::int64_t ldx,
+    const Element* w, std::int64_t weight_stride) {
   using Scan = cub::BlockScan<std::int64_t, kSetUpThreads>;
   __shared__ typename Scan::TempStorage scan;
   __shared__ std::int64_t carried;  // the running maximum before this chunk
@@ -55,8 +56,9 @@ __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
   for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
     const std::int64_t begin = first_rows[e];
     const std::int64_t end = e + 1 < experts ? first_rows[e + 1] : last;
-    Assembly::set_group(arrays, e, static_cast<int>(end - begin), weight_rows, K, x + begin * ldx, ldx,
-                        w + e * weight_stride, K);
+    const int rows = static_cast<int>(end - begin);
+    Assembly::set_group(arrays, e, rows >= rows_min && rows <= rows_max ? rows : 0, weight_rows, K, x + begin * ldx,
+                        ldx, w + e * weight_stride, K);
   }
 }
 
@@ -152,7 +154,8 @@ struct GroupedGatedMlpKernel {
     auto set_up = [&](cudaStream_t s) {
       set_up_groups<Assembly, Element><<<1, kSetUpThreads, 0, s>>>(
           arrays(workspace, l), reinterpret_cast<std::int32_t*>(static_cast<char*>(workspace) + l.first_rows),
-          args.expert_offsets, static_cast<int>(args.experts), g.M, static_cast<int>(2 * g.w.N),
+          args.expert_offsets, static_cast<int>(args.experts), g.M, plan.group_rows_min, plan.group_rows_max,
+          static_cast<int>(2 * g.w.N),
           static_cast<int>(g.w.K), static_cast<const Element*>(g.x), g.ldx, static_cast<const Element*>(g.w.weight),
           args.weight_stride);
       if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) {
