@@ -66,8 +66,9 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 144 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 176 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 SWAP_AB)
-# Grouped (a MoE layer's experts in one launch, expert offsets on the device): unswapped for many
-# rows per expert, swapped (the weight on wgmma's 128-row side) for few. First rows, not yet tuned.
+# Grouped (a MoE layer's experts, expert offsets on the device): a call runs both, the swapped one
+# (the weight on wgmma's 128-row side) over experts of at most 64 rows, the unswapped one over the
+# rest (docs/moe.md). First rows, not yet tuned.
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 128 64 GROUPING grouped)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB GROUPING grouped)
 # Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. Forced
