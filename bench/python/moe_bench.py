@@ -20,6 +20,8 @@ MOE_MODELS = {"deepseek-v3": (256, 8, 7168, 2048), "qwen2-57b-a14b": (64, 8, 358
 MOE_TOKENS = [1, 8, 64, 256, 1024, 4096]
 ROUTINGS = ["uniform", "zipf", "hot"]
 BF16 = torch.bfloat16
+KERNEL_EPIFUSE = "grouped_gated_mlp: swapped 128x32x128 over experts of <= 64 rows, unswapped 128x128x64 over the rest"
+KERNEL_TORCH = "torch._grouped_mm on [gate; up] + Triton act·mul"
 
 
 def route_counts(routing: str, tokens: int, experts: int, k: int, generator: torch.Generator) -> torch.Tensor:
@@ -74,6 +76,7 @@ def suite_moe(ceil: dict, seed: int, models: List[str], tokens_list: List[int], 
                     "epifuse": (lambda i: epifuse.grouped_gated_mlp(x, packed, offsets), 1),
                     "torch_grouped_mm+act": (lambda i: act_mul(torch._grouped_mm(x, w13_t, offs=ends)), 2),
                 }
+                kernels = {"epifuse": KERNEL_EPIFUSE, "torch_grouped_mm+act": KERNEL_TORCH}
                 ref, mask = _reference(x, w13, counts, N)
                 checks = {name: check(call(0)[mask], ref[mask], roundings) for name, (call, roundings) in impls.items()}
                 times = time_interleaved({name: call for name, (call, _) in impls.items()}, rounds=20, warmup=3)
@@ -81,7 +84,7 @@ def suite_moe(ceil: dict, seed: int, models: List[str], tokens_list: List[int], 
                 for name in impls:
                     t = times[name]
                     gbps = touched / t.median_us / 1e3
-                    rows.append({"op": "moe_gated", "impl": name, "model": model, "tokens": T, "rows": rows_total,
+                    rows.append({"op": "moe_gated", "impl": name, "kernel": kernels[name], "model": model, "tokens": T, "rows": rows_total,
                                  "experts": E, "topk": k, "routing": routing, "M": rows_total, "N": N, "K": K,
                                  "dtype": "bf16", "epilogue": "swiglu", "median_us": t.median_us, "p10_us": t.p10_us,
                                  "p90_us": t.p90_us, "samples": t.samples, "touched_weight_bytes": touched,
