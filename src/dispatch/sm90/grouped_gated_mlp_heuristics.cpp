@@ -2,9 +2,10 @@
 // call runs both grouped kernels, each over the experts it suits: the swapped one (the weight on
 // wgmma's 128-row side, 32 rows per tile) over experts of at most 64 rows, the unswapped one
 // (128-row tiles) over the larger ones; the setup kernel of each launch gives the other experts no
-// rows. H200, DeepSeek-V3 experts (K 7168, N 2048), grouped probe at 707e5ac: mean 32 rows per
-// expert, swapped 3581 µs against unswapped 4303; mean 128, 7555 against 6203; every row on 8 of
-// 256 experts (1024 each), 1839 against 746 (bench/results/moe/).
+// rows. H200, DeepSeek-V3 experts (K 7168, N 2048), each kernel forced over every expert
+// (bench/results/moe/grouped-probe-b1d9340.log): uniform routing, about 32 rows per expert,
+// swapped 3529 µs against unswapped 4287; about 128, 7784 against 6142; every row on 8 of 256
+// experts (1024 each), 1817 against 744. Both launches: 3537, 6145 and 752 µs.
 #include <string>
 
 #include "dispatch/sm90/heuristics.hpp"
