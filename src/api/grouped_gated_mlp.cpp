@@ -1,5 +1,6 @@
 // Public entry points of the grouped gated MLP: validate, read the stream's device, choose the
-// grouped launches, check the workspace, launch each (its setup kernel, then its grouped kernel).
+// grouped launches (one per grouped kernel, or one when the call's rows all fit the first's
+// range), check the workspace, launch each (its setup kernel, then its grouped kernel).
 #include "epifuse/grouped_gated_mlp.hpp"
 
 #include <algorithm>

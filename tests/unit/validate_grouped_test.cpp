@@ -80,7 +80,8 @@ detail::DeviceCaps h200() {
 }
 
 // Without a forced kernel a call runs both grouped kernels: the swapped one over experts of at
-// most 64 rows, the unswapped one over the rest; a forced one runs every expert.
+// most 64 rows, the unswapped one over the rest (only the swapped one when the call has at most
+// 64 rows); a forced one runs every expert.
 TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   std::vector<detail::GroupedLaunch> launches;
   ASSERT_TRUE(detail::select(valid_args(), h200(), detail::kernel_table(), &launches).ok());
@@ -91,6 +92,12 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   EXPECT_FALSE(launches[1].choice.key.swap_ab);
   EXPECT_EQ(launches[1].rows_min, 65);
   for (const auto& launch : launches) EXPECT_EQ(launch.choice.key.grouping, Grouping::kGrouped);
+
+  GroupedGatedMlpArgs few_rows = valid_args();  // 64 rows in all: no expert has more
+  few_rows.gated.M = 64;
+  ASSERT_TRUE(detail::select(few_rows, h200(), detail::kernel_table(), &launches).ok());
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_TRUE(launches[0].choice.key.swap_ab);
 
   GroupedGatedMlpArgs forced = valid_args();
   forced.gated.kernel = KernelChoice{launches[1].choice.key};
