@@ -121,9 +121,10 @@ function(epifuse_kernel)
                                               K_CLUSTER STREQUAL "1;1" AND K_DECOMPOSITION STREQUAL "data_parallel"))
     message(FATAL_ERROR "kernel table: warp_mma rows are gated_mlp, SWAP_AB, TILE 16 8 64, CLUSTER 1 1, data_parallel: epifuse_kernel(${row})")
   endif()
-  if(K_GROUPING STREQUAL "grouped" AND NOT (K_OP STREQUAL "gated_mlp" AND K_DECOMPOSITION STREQUAL "data_parallel" AND
-                                            NOT K_SCHEDULE STREQUAL "warp_mma"))
-    message(FATAL_ERROR "kernel table: grouped rows are gated_mlp, data_parallel, on a TMA schedule: epifuse_kernel(${row})")
+  if(K_GROUPING STREQUAL "grouped" AND NOT (K_DECOMPOSITION STREQUAL "data_parallel" AND NOT K_SCHEDULE STREQUAL "warp_mma"
+                                            AND NOT K_HAS_C AND (K_OP STREQUAL "gated_mlp" OR K_EPILOGUE STREQUAL "cast")))
+    message(FATAL_ERROR "kernel table: grouped rows are data_parallel, on a TMA schedule, without C, and gated_mlp or "
+                        "a gemm with the cast epilogue: epifuse_kernel(${row})")
   endif()
   if(K_DECOMPOSITION STREQUAL "stream_k" AND NOT K_SCHEDULE STREQUAL "cooperative")
     message(FATAL_ERROR "kernel table: CUTLASS's sm90 stream-K scheduler runs the cooperative schedule only: epifuse_kernel(${row})")
@@ -182,6 +183,8 @@ function(epifuse_kernel)
   # The header of the kernel family that builds the row (src/kernels/<arch>/).
   if(K_SCHEDULE STREQUAL "warp_mma")
     set(family "warp_mma_gated_kernel.cuh")
+  elseif(K_OP STREQUAL "gemm" AND K_GROUPING STREQUAL "grouped")
+    set(family "grouped_gemm_kernel.cuh")
   elseif(K_OP STREQUAL "gemm")
     set(family "gemm_kernel.cuh")
   elseif(K_GROUPING STREQUAL "grouped")

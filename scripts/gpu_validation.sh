@@ -72,13 +72,14 @@ for stage in "${stages[@]}"; do
     sanitizer)
       # Every compiled kernel (EveryKernel: each GEMM kernel; Features/*sm90_gated_mlp*: each gated
       # kernel forced), bad input, reductions, the empty-problem identities, streams and threads,
-      # the delegated gated path (cuBLASLt + act·mul, also under graph capture), and each grouped
-      # kernel forced on ragged experts, and offsets out of range.
-      filter='*EveryKernel*:*Features*sm90_gated_mlp*:*Behavior.BadInput*:*Behavior.Reductions*:*EmptyProblems*:*Streams.FourHost*:*NarrowLongKCallsAreDelegated*:*DelegatedGatedCall*:*GroupedGatedTest*E8_T434*:*OffsetsOutOfRangeAreClamped*'
+      # the delegated gated path (cuBLASLt + act·mul, also under graph capture), each grouped
+      # kernel forced on ragged experts (gated MLP and GEMM), offsets out of range, and the MoE
+      # layer (its sort, gather and combine kernels; graph replays with new routings).
+      filter='*EveryKernel*:*Features*sm90_gated_mlp*:*Behavior.BadInput*:*Behavior.Reductions*:*EmptyProblems*:*Streams.FourHost*:*NarrowLongKCallsAreDelegated*:*DelegatedGatedCall*:*GroupedGatedTest*E8_T434*:*OffsetsOutOfRangeAreClamped*:*GroupedGemmTest*E8_T434*:*MoeMlpTest*:*CudaGraphFollowsTheRoutingOnTheDevice*'
       run memcheck 400 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/epifuse_gpu_tests" --gtest_filter="$filter"
       tail -3 "$out/memcheck.log"
       run racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/epifuse_gpu_tests" \
-        --gtest_filter='*EveryKernel*/1x1000x520*:*Features*/1x1000x520*sm90_gated_mlp*:*GroupedGatedTest*E8_T434*'
+        --gtest_filter='*EveryKernel*/1x1000x520*:*Features*/1x1000x520*sm90_gated_mlp*:*GroupedGatedTest*E8_T434*:*GroupedGemmTest*E8_T434*:*MoeMlpTest*T37*'
       tail -3 "$out/racecheck.log"
       ;;
   esac

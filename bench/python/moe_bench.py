@@ -24,15 +24,17 @@ KERNEL_EPIFUSE = "grouped_gated_mlp: swapped 128x32x128 over experts of <= 64 ro
 KERNEL_TORCH = "torch._grouped_mm on [gate; up] + Triton act·mul"
 
 
+def route_picks(routing: str, tokens: int, experts: int, k: int, generator: torch.Generator) -> torch.Tensor:
+    """[tokens, k] distinct expert ids per token."""
+    if routing == "hot":
+        return torch.arange(k).expand(tokens, k).contiguous()
+    weights = torch.ones(experts) if routing == "uniform" else 1.0 / torch.arange(1, experts + 1).double() ** 1.2
+    return torch.multinomial(weights.expand(tokens, experts), k, replacement=False, generator=generator)
+
+
 def route_counts(routing: str, tokens: int, experts: int, k: int, generator: torch.Generator) -> torch.Tensor:
     """Rows per expert when each token picks k distinct experts."""
-    if routing == "hot":
-        counts = torch.zeros(experts, dtype=torch.int64)
-        counts[:k] = tokens
-        return counts
-    weights = torch.ones(experts) if routing == "uniform" else 1.0 / torch.arange(1, experts + 1).double() ** 1.2
-    picks = torch.multinomial(weights.expand(tokens, experts), k, replacement=False, generator=generator)
-    return torch.bincount(picks.flatten(), minlength=experts)
+    return torch.bincount(route_picks(routing, tokens, experts, k, generator).flatten(), minlength=experts)
 
 
 def _weights(E: int, N: int, K: int, seed: int):

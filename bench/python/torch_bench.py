@@ -4,6 +4,7 @@
   python bench/python/torch_bench.py host  --json out.json  # host µs per call vs torch.mm
   python bench/python/torch_bench.py model --json out.json  # Llama-3-8B-shaped model, prefill/decode
   python bench/python/torch_bench.py moe   --json out.json  # MoE experts' grouped gate/up (moe_bench.py)
+  python bench/python/torch_bench.py moe_layer --json out.json  # a whole MoE layer (moe_layer_bench.py)
 
 Rows follow epifuse-bench's schema (README "Benchmark"); the header names the GPU, driver, commit
 (EPIFUSE_COMMIT) and the ceilings measured at start. Every timed output is checked first
@@ -176,13 +177,14 @@ def suite_host() -> List[dict]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("suite", choices=["ops", "mlp", "host", "model", "moe"])
+    parser.add_argument("suite", choices=["ops", "mlp", "host", "model", "moe", "moe_layer"])
     parser.add_argument("--json", required=True)
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--models", default="llama3-8b", help="mlp suite: comma-separated MODELS names")
     parser.add_argument("--tokens", default=",".join(map(str, MLP_TOKENS)), help="mlp suite: token counts")
     parser.add_argument("--moe-models", default="deepseek-v3,qwen2-57b-a14b,mixtral-8x7b", help="moe suite: models")
-    parser.add_argument("--moe-tokens", default="1,8,64,256,1024,4096", help="moe suite: token counts")
+    parser.add_argument("--moe-tokens", default="1,8,64,256,1024,4096", help="moe suites: token counts")
+    parser.add_argument("--moe-routings", default="uniform,zipf,hot", help="moe suites: routings")
     parser.add_argument("--phase", default="prefill,decode", help="model suite: prefill, decode or both")
     parser.add_argument("--compile-mode", default="max-autotune-no-cudagraphs", help="model suite: torch.compile mode")
     parser.add_argument("--decode-compiled", action="store_true", help="model suite: also the compiled models' decode")
@@ -201,10 +203,12 @@ def main() -> int:
         elif args.suite == "mlp":
             report["rows"] = suite_mlp(report["ceilings"], args.seed, args.models.split(","),
                                        [int(t) for t in args.tokens.split(",")])
-        elif args.suite == "moe":
-            from moe_bench import ROUTINGS, suite_moe
-            report["rows"] = suite_moe(report["ceilings"], args.seed, args.moe_models.split(","),
-                                       [int(t) for t in args.moe_tokens.split(",")], ROUTINGS)
+        elif args.suite in ("moe", "moe_layer"):
+            from moe_bench import suite_moe
+            from moe_layer_bench import suite_moe_layer
+            suite = suite_moe if args.suite == "moe" else suite_moe_layer
+            report["rows"] = suite(report["ceilings"], args.seed, args.moe_models.split(","),
+                                   [int(t) for t in args.moe_tokens.split(",")], args.moe_routings.split(","))
         elif args.suite == "host":
             report["host_cost"] = suite_host()
     if args.suite == "model":

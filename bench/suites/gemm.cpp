@@ -361,7 +361,7 @@ class ShapeRun {
 
     for (const KernelKey& k : compiled_kernels(Op::kGemm)) {
       if (k.a != DType::kBF16 || k.d != DType::kBF16 || k.epilogue == EpilogueCoverage::kFullWithColumnReductions ||
-          !swept(options_, name(k))) {
+          k.grouping != Grouping::kNone || !swept(options_, name(k))) {
         continue;
       }
       for (std::size_t e = 0; e < sweep_epilogues_.size(); ++e) {

@@ -31,6 +31,8 @@ at::Tensor grouped_gated_mlp(const at::Tensor& x, const at::Tensor& packed_weigh
   TORCH_CHECK_VALUE(packed_weights.dim() == 3 && packed_weights.size(1) % 2 == 0 && packed_weights.is_contiguous(),
                     kOp, ": the packed weights must be a contiguous [E, 2N, K], not ", packed_weights.sizes());
   const std::int64_t experts = packed_weights.size(0);
+  // Before packed_weights[0]: indexing an empty stack would raise torch's IndexError, not this.
+  TORCH_CHECK_VALUE(experts >= 1, kOp, ": the packed weights hold no expert (E = 0); give at least one");
   TORCH_CHECK_VALUE(expert_offsets.dim() == 1 && expert_offsets.size(0) == experts + 1 &&
                         expert_offsets.scalar_type() == at::kInt && expert_offsets.is_contiguous(),
                     kOp, ": expert_offsets must be a contiguous int32 [E + 1] = [", experts + 1, "], not ",

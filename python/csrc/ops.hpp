@@ -27,6 +27,16 @@ at::Tensor grouped_gated_mlp(const at::Tensor& x, const at::Tensor& packed_weigh
                              std::int64_t layout, std::string_view activation, std::optional<double> limit,
                              double scale);
 
+// x [T, K] with rows grouped by expert, weights [E, N, K] (nn.Linear layout), expert_offsets int32
+// [E + 1] on the device.
+at::Tensor grouped_gemm(const at::Tensor& x, const at::Tensor& weights, const at::Tensor& expert_offsets);
+
+// x [T, K], topk_ids int32 and topk_weights fp32 [T, k], gate_up [E, 2N, K] packed per expert, down
+// [E, K, N], add [T, K] or none; returns a fresh y [T, K].
+at::Tensor moe_mlp(const at::Tensor& x, const at::Tensor& topk_ids, const at::Tensor& topk_weights,
+                   const at::Tensor& gate_up, const at::Tensor& down, std::int64_t layout, std::string_view activation,
+                   std::optional<double> limit, double scale, const std::optional<at::Tensor>& add);
+
 // Returns {weight [2N, K]} or, with biases, {weight, bias [2N] fp32}.
 std::vector<at::Tensor> pack_gate_up(const at::Tensor& gate, const at::Tensor& up,
                                      const std::optional<at::Tensor>& gate_bias,

@@ -35,6 +35,10 @@ void inference_only(const c10::OperatorHandle& op, c10::DispatchKeySet keys, tor
   op.redispatchBoxed(keys & c10::after_autograd_keyset, stack);
 }
 
+// Every op of the library, for the dispatch keys that treat them all alike.
+constexpr const char* kOpNames[] = {"gemm",    "gated_mlp",    "grouped_gated_mlp", "grouped_gemm",
+                                    "moe_mlp", "pack_gate_up", "unpack_gate_up"};
+
 }  // namespace
 
 TORCH_LIBRARY(epifuse, m) {
@@ -51,6 +55,11 @@ TORCH_LIBRARY(epifuse, m) {
       "grouped_gated_mlp(Tensor x, Tensor packed_weights, Tensor? packed_biases, Tensor expert_offsets, int layout, "
       "str activation=\"swiglu\", float? limit=None, float scale=1.0) -> Tensor",
       tags);
+  m.def("grouped_gemm(Tensor x, Tensor weights, Tensor expert_offsets) -> Tensor", tags);
+  m.def(
+      "moe_mlp(Tensor x, Tensor topk_ids, Tensor topk_weights, Tensor packed_gate_up, Tensor down, int layout, "
+      "str activation=\"swiglu\", float? limit=None, float scale=1.0, Tensor? add=None) -> Tensor",
+      tags);
   m.def("pack_gate_up(Tensor gate, Tensor up, Tensor? gate_bias=None, Tensor? up_bias=None) -> Tensor[]", tags);
   m.def("unpack_gate_up(Tensor packed_weight, Tensor? packed_bias, int layout) -> Tensor[]", tags);
 }
@@ -59,18 +68,20 @@ TORCH_LIBRARY_IMPL(epifuse, CUDA, m) {
   m.impl("gemm", &gemm);
   m.impl("gated_mlp", &gated_mlp);
   m.impl("grouped_gated_mlp", &grouped_gated_mlp);
+  m.impl("grouped_gemm", &grouped_gemm);
+  m.impl("moe_mlp", &moe_mlp);
   m.impl("pack_gate_up", &pack_gate_up);
   m.impl("unpack_gate_up", &unpack_gate_up);
 }
 
 TORCH_LIBRARY_IMPL(epifuse, CPU, m) {
-  for (const char* name : {"gemm", "gated_mlp", "grouped_gated_mlp", "pack_gate_up", "unpack_gate_up"}) {
+  for (const char* name : kOpNames) {
     m.impl(name, torch::CppFunction::makeFromBoxedFunction<&refuse_cpu>());
   }
 }
 
 TORCH_LIBRARY_IMPL(epifuse, Autograd, m) {
-  for (const char* name : {"gemm", "gated_mlp", "grouped_gated_mlp", "pack_gate_up", "unpack_gate_up"}) {
+  for (const char* name : kOpNames) {
     m.impl(name, torch::CppFunction::makeFromBoxedFunction<&inference_only>());
   }
 }

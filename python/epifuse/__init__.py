@@ -5,6 +5,7 @@
     packed = epifuse.pack_gate_up(gate_weight, up_weight)
     h = epifuse.gated_mlp(x, packed, activation="swiglu")
     y = epifuse.mlp(x, packed, down_weight, chunk_tokens=2048)  # gate/up fused, then down
+    y = epifuse.moe_mlp(x, topk_ids, topk_weights, gate_ups, downs)  # MoE experts: [E, 2N, K] packed, [E, K, N]
     report = epifuse.patch(hf_model)     # Llama, Mistral, Qwen2/3, Gemma, Gemma-2, Phi-3 MLPs
 """
 from epifuse import _library
@@ -21,6 +22,8 @@ from epifuse.ops import (  # noqa: E402
     gated_mlp,
     gemm,
     grouped_gated_mlp,
+    grouped_gemm,
+    moe_mlp,
     pack_gate_up,
     unpack_gate_up,
 )
@@ -29,4 +32,5 @@ from epifuse.patch import PatchReport, patch, unpatch  # noqa: E402
 
 __version__ = "0.2.0"
 __all__ = ["GATE_UP_BLOCKS8", "GATED_ACTIVATIONS", "GEMM_ACTIVATIONS", "PackedGateUp", "PatchReport", "gated_mlp",
-           "gemm", "grouped_gated_mlp", "mlp", "nn", "pack_gate_up", "patch", "unpack_gate_up", "unpatch"]
+           "gemm", "grouped_gated_mlp", "grouped_gemm", "mlp", "moe_mlp", "nn", "pack_gate_up", "patch",
+           "unpack_gate_up", "unpatch"]

@@ -31,11 +31,47 @@ def _grouped_gated_mlp(x, packed_weights, packed_biases, expert_offsets, layout,
     _check(x.dim() == 2, op, f"x must be 2-D [T, K], not {list(x.shape)}")
     _check(packed_weights.dim() == 3 and packed_weights.shape[1] % 2 == 0, op,
            f"the packed weights must be [E, 2N, K], not {list(packed_weights.shape)}")
+    _check(packed_weights.shape[0] >= 1, op, "the packed weights hold no expert (E = 0); give at least one")
     _check(x.shape[1] == packed_weights.shape[2], op,
            f"x has {x.shape[1]} features but the packed weights have K = {packed_weights.shape[2]}")
     _check(expert_offsets.dim() == 1 and expert_offsets.shape[0] == packed_weights.shape[0] + 1, op,
            f"expert_offsets must be [E + 1] = [{packed_weights.shape[0] + 1}], not {list(expert_offsets.shape)}")
     return x.new_empty((x.shape[0], packed_weights.shape[1] // 2))
+
+
+@torch.library.register_fake("epifuse::grouped_gemm")
+def _grouped_gemm(x, weights, expert_offsets):
+    op = "epifuse.grouped_gemm"
+    _check(x.dim() == 2, op, f"x must be 2-D [T, K], not {list(x.shape)}")
+    _check(weights.dim() == 3, op, f"the weights must be [E, N, K], not {list(weights.shape)}")
+    _check(weights.shape[0] >= 1, op, "the weights hold no expert (E = 0); give at least one")
+    _check(x.shape[1] == weights.shape[2], op,
+           f"x has {x.shape[1]} features but the weights have K = {weights.shape[2]}")
+    _check(expert_offsets.dim() == 1 and expert_offsets.shape[0] == weights.shape[0] + 1, op,
+           f"expert_offsets must be [E + 1] = [{weights.shape[0] + 1}], not {list(expert_offsets.shape)}")
+    return x.new_empty((x.shape[0], weights.shape[1]))
+
+
+@torch.library.register_fake("epifuse::moe_mlp")
+def _moe_mlp(x, topk_ids, topk_weights, packed_gate_up, down, layout, activation="swiglu", limit=None, scale=1.0,
+             add=None):
+    op = "epifuse.moe_mlp"
+    _check(x.dim() == 2, op, f"x must be 2-D [T, K], not {list(x.shape)}")
+    _check(topk_ids.dim() == 2 and topk_ids.shape[0] == x.shape[0], op,
+           f"topk_ids must be [T, k] = [{x.shape[0]}, k], not {list(topk_ids.shape)}")
+    _check(topk_weights.shape == topk_ids.shape, op,
+           f"topk_weights must be {list(topk_ids.shape)} like topk_ids, not {list(topk_weights.shape)}")
+    _check(packed_gate_up.dim() == 3 and packed_gate_up.shape[1] % 2 == 0, op,
+           f"packed_gate_up must be [E, 2N, K], not {list(packed_gate_up.shape)}")
+    E, N, K = packed_gate_up.shape[0], packed_gate_up.shape[1] // 2, packed_gate_up.shape[2]
+    _check(E >= 1, op, "packed_gate_up holds no expert (E = 0); give at least one")
+    _check(x.shape[1] == K, op, f"x has {x.shape[1]} features but packed_gate_up has K = {K}")
+    _check(down.dim() == 3 and tuple(down.shape) == (E, K, N), op,
+           f"down must be [E, K, N] = [{E}, {K}, {N}], not {list(down.shape)}")
+    if add is not None:
+        _check(tuple(add.shape) == (x.shape[0], K), op,
+               f"add must have the output's shape [{x.shape[0]}, {K}], not {list(add.shape)}")
+    return x.new_empty((x.shape[0], K))
 
 
 @torch.library.register_fake("epifuse::pack_gate_up")

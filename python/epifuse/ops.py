@@ -1,5 +1,5 @@
-"""epifuse's ops on torch tensors: a GEMM with a fused epilogue, the fused gated MLP and its
-grouped (MoE experts) form.
+"""epifuse's ops on torch tensors: a GEMM with a fused epilogue, the fused gated MLP, their
+grouped (MoE experts) forms, and a whole MoE layer's routed experts.
 
 Every op runs on its inputs' CUDA device and the current stream, allocates its output (and any
 workspace) from torch's caching allocator, and is a torch.library custom op: it traces under
@@ -78,6 +78,52 @@ def grouped_gated_mlp(x: torch.Tensor, packed_weights: torch.Tensor, expert_offs
     """
     return torch.ops.epifuse.grouped_gated_mlp(x, packed_weights, packed_biases, expert_offsets, GATE_UP_BLOCKS8,
                                                activation, limit, scale)
+
+
+def grouped_gemm(x: torch.Tensor, weights: torch.Tensor, expert_offsets: torch.Tensor) -> torch.Tensor:
+    """Every expert's GEMM in one launch: out[r] = x[r]·weights[e]ᵀ, rounded once, for the rows r in
+    [offsets[e], offsets[e+1]) of x [T, K] (grouped by expert, as a MoE permute leaves them).
+
+    x bf16 (fp16 where its kernels are compiled; the table has bf16 only); weights [E, N, K]
+    contiguous, x's dtype, each expert's in nn.Linear layout (a MoE down projection);
+    expert_offsets int32 [E + 1] on x's device, read on the device only (no synchronisation, CUDA
+    graphs follow the routing of each replay). Offsets out of range are clamped to a running
+    maximum inside [0, T]; rows of no expert are left unwritten. Returns [T, N].
+    """
+    return torch.ops.epifuse.grouped_gemm(x, weights, expert_offsets)
+
+
+def moe_mlp(x: torch.Tensor, topk_ids: torch.Tensor, topk_weights: torch.Tensor, packed_gate_up: torch.Tensor,
+            down: torch.Tensor, activation: str = "swiglu", limit: Optional[float] = None, scale: float = 1.0,
+            add: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """A MoE layer's routed experts, router choice to output, on the device:
+
+        y[t] = Σ_j topk_weights[t,j] · down[e](scale · act(x[t]·Wg[e]ᵀ) ⊙ (x[t]·Wu[e]ᵀ)) (+ add[t]),
+               e = topk_ids[t,j]
+
+    x [T, K] bf16 (fp16 where its kernels are compiled; the table has bf16 only). topk_ids [T, k]
+    int32 or int64 (a Hugging Face router's; converted to int32 here, ids out of int32's range
+    kept out of range); topk_weights [T, k] fp32, or bf16/fp16 (converted to fp32 here, exactly).
+    packed_gate_up [E, 2N, K] contiguous: each expert's gate/up weight as pack_gate_up packs it
+    (as grouped_gated_mlp takes them), no biases; down [E, K, N] contiguous (nn.Linear layout);
+    add [T, K] or None (a shared expert's output or a residual, added before the one rounding).
+    Every tensor on x's device, x's dtype for the weights and add. activation: one of
+    GATED_ACTIVATIONS; limit and scale as gated_mlp's. Returns a new y [T, K].
+
+    Expert ids outside [0, E) are dropped: that pair adds nothing to y. Sizes and routing stay on
+    the device (a stable sort by expert, the grouped gate/up and down GEMMs, a weighted sum): no
+    host synchronisation, so a call is capturable in a CUDA graph for a fixed T, each replay
+    following the ids and weights then in its input tensors. Deterministic: each token's k rows
+    are summed in fp32 in the order j = 0..k-1, no float atomics, so the same inputs give the same
+    bits. The gated activations and each expert's output are rounded to x's dtype on the way (as
+    an unfused layer rounds them); the sum and add are rounded once.
+    """
+    if topk_ids.dtype == torch.int64:
+        topk_ids = topk_ids.clamp(-1, packed_gate_up.shape[0]).to(torch.int32)
+    if topk_weights.dtype in (torch.bfloat16, torch.float16):
+        topk_weights = topk_weights.to(torch.float32)
+    return torch.ops.epifuse.moe_mlp(x, topk_ids, topk_weights, packed_gate_up, down, GATE_UP_BLOCKS8, activation,
+                                     limit, scale, add)
 
 
 def pack_gate_up(gate: Optional[torch.Tensor] = None, up: Optional[torch.Tensor] = None,

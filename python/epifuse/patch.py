@@ -1,4 +1,5 @@
-"""epifuse.patch(model): the gated MLPs of Hugging Face models run epifuse's fused gate/up kernel.
+"""epifuse.patch(model): the gated MLPs of Hugging Face models run epifuse's fused gate/up kernel,
+and their MoE blocks' routed experts epifuse.moe_mlp.
 
 Recognised by structure, not by class, so the families share one path:
 - `gate_proj`, `up_proj`, `down_proj` Linears and `act_fn` (Llama, Mistral, Qwen2, Qwen3 dense,
@@ -6,14 +7,17 @@ Recognised by structure, not by class, so the families share one path:
 - `gate_up_proj` (gate rows first) and `down_proj` Linears and `activation_fn` (Phi-3).
 Each recognised MLP is replaced in its parent by an epifuse.nn.GatedMLP holding the packed gate/up
 weight and the original down_proj; the original gate/up storage is released (no doubled weight
-memory). unpatch(model) unpacks them back into the original modules. Nothing else is touched.
+memory). Routed experts (a transformers `*Experts` module: `gate_up_proj` [E, 2N, K], `down_proj`
+[E, K, N], `act_fn`; Mixtral, Qwen2-MoE, DeepSeek-V3) are replaced by an epifuse.moe.MoeExperts
+over the same parameters, gate/up packed in place (moe.py). unpatch(model) unpacks them back into
+the original modules. Nothing else is touched.
 """
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
 import torch
 
-from epifuse import ops
+from epifuse import moe, ops
 from epifuse.nn import GatedMLP
 
 # Activation modules by class name → the gated variant that applies them to the gate.
@@ -91,6 +95,8 @@ def patch(model: torch.nn.Module, chunk_tokens: Optional[int] = None) -> PatchRe
     chunk_tokens: computes each MLP that many tokens at a time (epifuse.mlp); None, one call."""
     report = PatchReport()
     for path, module in list(model.named_modules()):
+        if path and _patch_experts(model, path, module, report):
+            continue
         found = _linears(module)
         if found is None or isinstance(module, GatedMLP):
             continue
@@ -119,11 +125,35 @@ def patch(model: torch.nn.Module, chunk_tokens: Optional[int] = None) -> PatchRe
     return report
 
 
+def _patch_experts(model: torch.nn.Module, path: str, module: torch.nn.Module, report: PatchReport) -> bool:
+    """Replaces routed experts epifuse can run; True when `module` was routed experts (patched or not)."""
+    found = moe.routed_experts(module)
+    if found is None or isinstance(module, moe.MoeExperts):
+        return found is not None
+    gate_up, down, act = found
+    activation = _gated_activation(act)
+    reason = moe.why_not(module, gate_up, down, activation)
+    if reason is not None:
+        report.skipped.append((path, type(module).__name__, reason))
+        return True
+    moe.pack_in_place(gate_up)
+    replacement = moe.MoeExperts(gate_up, down, activation)
+    object.__setattr__(replacement, "_epifuse_original", module)
+    model.set_submodule(path, replacement)
+    report.patched.append((path, type(module).__name__, activation))
+    return True
+
+
 @torch.no_grad()
 def unpatch(model: torch.nn.Module) -> int:
-    """Puts back every MLP patch() replaced, its weights unpacked; returns how many."""
+    """Puts back every MLP and routed experts patch() replaced, weights unpacked; returns how many."""
     restored = 0
     for path, module in list(model.named_modules()):
+        if isinstance(module, moe.MoeExperts) and getattr(module, "_epifuse_original", None) is not None:
+            moe.unpack_in_place(module.gate_up_proj)
+            model.set_submodule(path, module._epifuse_original)
+            restored += 1
+            continue
         original = getattr(module, "_epifuse_original", None) if isinstance(module, GatedMLP) else None
         if original is None:
             continue

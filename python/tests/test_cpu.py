@@ -22,6 +22,10 @@ def test_schemas_are_registered_and_pt2_compliant():
         "grouped_gated_mlp": "epifuse::grouped_gated_mlp(Tensor x, Tensor packed_weights, Tensor? packed_biases, "
                              "Tensor expert_offsets, int layout, str activation=\"swiglu\", float? limit=None, "
                              "float scale=1.) -> Tensor",
+        "grouped_gemm": "epifuse::grouped_gemm(Tensor x, Tensor weights, Tensor expert_offsets) -> Tensor",
+        "moe_mlp": "epifuse::moe_mlp(Tensor x, Tensor topk_ids, Tensor topk_weights, Tensor packed_gate_up, "
+                   "Tensor down, int layout, str activation=\"swiglu\", float? limit=None, float scale=1., "
+                   "Tensor? add=None) -> Tensor",
         "pack_gate_up": "epifuse::pack_gate_up(Tensor gate, Tensor up, Tensor? gate_bias=None, "
                         "Tensor? up_bias=None) -> Tensor[]",
         "unpack_gate_up": "epifuse::unpack_gate_up(Tensor packed_weight, Tensor? packed_bias, int layout) -> Tensor[]",
@@ -62,6 +66,86 @@ def test_grouped_shape_inference_and_trace_time_errors():
         epifuse.grouped_gated_mlp(x, torch.zeros(2, 96, 64, dtype=BF16), torch.zeros(3, dtype=torch.int32))
 
 
+def test_grouped_rejects_no_experts_at_trace_time():
+    with pytest.raises(RuntimeError, match=r"the packed weights hold no expert \(E = 0\)"):
+        epifuse.grouped_gated_mlp(meta(4, 64), meta(0, 96, 64), meta(1, dtype=torch.int32))
+    with pytest.raises(RuntimeError, match=r"the weights hold no expert \(E = 0\)"):
+        epifuse.grouped_gemm(meta(4, 64), meta(0, 96, 64), meta(1, dtype=torch.int32))
+    with pytest.raises(RuntimeError, match=r"packed_gate_up holds no expert \(E = 0\)"):
+        epifuse.moe_mlp(meta(4, 64), meta(4, 1, dtype=torch.int32), meta(4, 1, dtype=torch.float32), meta(0, 96, 64),
+                        meta(0, 64, 48))
+
+
+def test_grouped_gemm_shape_inference_and_trace_time_errors():
+    offsets = meta(9, dtype=torch.int32)
+    assert epifuse.grouped_gemm(meta(37, 64), meta(8, 96, 64), offsets).shape == (37, 96)
+    with pytest.raises(RuntimeError, match=r"expert_offsets must be \[E \+ 1\] = \[9\], not \[8\]"):
+        epifuse.grouped_gemm(meta(37, 64), meta(8, 96, 64), meta(8, dtype=torch.int32))
+    with pytest.raises(RuntimeError, match="x has 32 features but the weights have K = 64"):
+        epifuse.grouped_gemm(meta(37, 32), meta(8, 96, 64), offsets)
+    with pytest.raises(RuntimeError, match=r"the weights must be \[E, N, K\], not \[96, 64\]"):
+        epifuse.grouped_gemm(meta(37, 64), meta(96, 64), offsets)
+    x = torch.zeros(4, 64, dtype=BF16)
+    with pytest.raises(ValueError, match="epifuse.grouped_gemm: the tensors are on the CPU"):
+        epifuse.grouped_gemm(x, torch.zeros(2, 96, 64, dtype=BF16), torch.zeros(3, dtype=torch.int32))
+
+
+def moe_operands(T=37, k=2, E=8, N=48, K=64, ids_dtype=torch.int32, weights_dtype=torch.float32):
+    return (meta(T, K), meta(T, k, dtype=ids_dtype), meta(T, k, dtype=weights_dtype), meta(E, 2 * N, K),
+            meta(E, K, N))
+
+
+def test_moe_shape_inference_and_trace_time_errors():
+    x, ids, weights, gate_up, down = moe_operands()
+    assert epifuse.moe_mlp(x, ids, weights, gate_up, down).shape == (37, 64)
+    assert epifuse.moe_mlp(x, ids, weights, gate_up, down, "geglu_tanh", 7.0, 0.5, add=meta(37, 64)).shape == (37, 64)
+    hf_router = moe_operands(ids_dtype=torch.int64, weights_dtype=BF16)
+    assert epifuse.moe_mlp(*hf_router).shape == (37, 64)
+    with pytest.raises(RuntimeError, match=r"down must be \[E, K, N\] = \[8, 64, 48\], not \[8, 48, 64\]"):
+        epifuse.moe_mlp(x, ids, weights, gate_up, meta(8, 48, 64))
+    with pytest.raises(RuntimeError, match="x has 32 features but packed_gate_up has K = 64"):
+        epifuse.moe_mlp(meta(37, 32), ids, weights, gate_up, down)
+    with pytest.raises(RuntimeError, match=r"topk_ids must be \[T, k\] = \[37, k\], not \[36, 2\]"):
+        epifuse.moe_mlp(x, meta(36, 2, dtype=torch.int32), weights, gate_up, down)
+    with pytest.raises(RuntimeError, match=r"topk_weights must be \[37, 2\] like topk_ids, not \[37, 3\]"):
+        epifuse.moe_mlp(x, ids, meta(37, 3, dtype=torch.float32), gate_up, down)
+    with pytest.raises(RuntimeError, match=r"packed_gate_up must be \[E, 2N, K\], not \[8, 95, 64\]"):
+        epifuse.moe_mlp(x, ids, weights, meta(8, 95, 64), down)
+    with pytest.raises(RuntimeError, match=r"add must have the output's shape \[37, 64\], not \[37, 48\]"):
+        epifuse.moe_mlp(x, ids, weights, gate_up, down, add=meta(37, 48))
+    cpu = [torch.zeros(t.shape, dtype=t.dtype) for t in moe_operands()]
+    with pytest.raises(ValueError, match="epifuse.moe_mlp: the tensors are on the CPU"):
+        epifuse.moe_mlp(*cpu)
+    cpu[0].requires_grad_(True)
+    with pytest.raises(RuntimeError, match=r"epifuse.moe_mlp is inference only .* torch.no_grad\(\)"):
+        epifuse.moe_mlp(*cpu)
+
+
+def test_moe_traces_without_graph_breaks():
+    _, _, _, gate_up, down = moe_operands()
+    proj, offsets = meta(8, 32, 64), meta(9, dtype=torch.int32)
+
+    def block(x, ids, weights):
+        return epifuse.grouped_gemm(epifuse.moe_mlp(x, ids, weights, gate_up, down, add=x), proj, offsets)
+
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    compiled = torch.compile(block, fullgraph=True, backend=backend, dynamic=True)
+    for tokens in (5, 17):
+        x, ids, weights, _, _ = moe_operands(T=tokens, ids_dtype=torch.int64, weights_dtype=BF16)
+        assert compiled(x, ids, weights).shape == (tokens, 32)
+    targets = {str(n.target) for g in graphs for n in g.graph.nodes if n.op == "call_function"}
+    assert {"epifuse.moe_mlp", "epifuse.grouped_gemm"} <= targets
+    x, ids, weights, _, _ = moe_operands(T=9)
+    assert torch._dynamo.explain(block)(x, ids, weights).graph_break_count == 0
+    with torch.no_grad():
+        assert torch.compile(block, fullgraph=True, backend="aot_eager")(x, ids, weights).shape == (9, 32)
+
+
 def test_fake_tensor_mode_on_cuda_tensors():
     with FakeTensorMode():
         x = torch.empty(33, 256, device="cuda", dtype=BF16)
@@ -69,6 +153,15 @@ def test_fake_tensor_mode_on_cuda_tensors():
         h = epifuse.gated_mlp(x, packed, "geglu_tanh")
         y = epifuse.gemm(h, torch.empty(256, 128, device="cuda", dtype=BF16), residual=x)
     assert h.shape == (33, 128) and y.shape == (33, 256) and y.device.type == "cuda"
+    with FakeTensorMode():
+        x = torch.empty(33, 256, device="cuda", dtype=BF16)
+        ids = torch.empty(33, 2, device="cuda", dtype=torch.int64)
+        weights = torch.empty(33, 2, device="cuda", dtype=BF16)
+        gate_up, down = (torch.empty(8, 256, 256, device="cuda", dtype=BF16),
+                         torch.empty(8, 256, 128, device="cuda", dtype=BF16))
+        y = epifuse.moe_mlp(x, ids, weights, gate_up, down, add=x)
+        z = epifuse.grouped_gemm(y, down.transpose(1, 2).contiguous(), torch.empty(9, device="cuda", dtype=torch.int32))
+    assert y.shape == (33, 256) and z.shape == (33, 128) and y.device.type == "cuda"
 
 
 def test_shape_mismatch_is_caught_at_trace_time():

@@ -38,6 +38,7 @@ Status gemm_delegation(const GemmArgs& args, cudaStream_t stream, std::size_t ma
 // Every operand pointer of a call, for the opt-in pointer check.
 std::vector<NamedPointer> operand_pointers(const GemmArgs& args);
 std::vector<NamedPointer> operand_pointers(const GatedMlpArgs& args);
+std::vector<NamedPointer> operand_pointers(const GroupedGemmArgs& args);
 std::vector<NamedPointer> operand_pointers(const GroupedGatedMlpArgs& args);
 
 template <class Args>

@@ -69,6 +69,7 @@ Status select(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
     if (Status s = check_forced("gemm", Op::kGemm, *arch, *forced, candidates); !s.ok()) return s;
     const KernelKey& k = forced->key;
     const std::string named = "gemm: forced kernel '" + name(k) + "' ";
+    if (k.grouping != Grouping::kNone) return Status::invalid_argument(named + "is grouped: grouped_gemm runs it");
     if (k.a != args.a_dtype || k.b != args.b_dtype || k.d != args.d_dtype) {
       return Status::invalid_argument(named + "computes " + types(k.a, k.b, k.d) + ", the call " +
                                       types(args.a_dtype, args.b_dtype, args.d_dtype));
@@ -114,6 +115,30 @@ Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
     case Arch::kSm90: return sm90::choose(args, caps, candidates, choice);
   }
   return no_kernels_for("gated_mlp", caps);
+}
+
+Status select(const GroupedGemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
+              std::vector<GroupedLaunch>* launches) {
+  launches->clear();
+  const std::optional<Arch> arch = kernel_arch(caps);
+  if (!arch) return no_kernels_for("grouped_gemm", caps);
+  const GemmArgs& g = args.gemm;
+  if (const std::optional<KernelChoice>& forced = g.kernel) {
+    if (Status s = check_forced("grouped_gemm", Op::kGemm, *arch, *forced, candidates); !s.ok()) return s;
+    const KernelKey& k = forced->key;
+    const std::string named = "grouped_gemm: forced kernel '" + name(k) + "' ";
+    if (k.grouping != Grouping::kGrouped) return Status::invalid_argument(named + "is not a grouped kernel");
+    if (k.a != g.a_dtype || k.b != g.b_dtype || k.d != g.d_dtype) {
+      return Status::invalid_argument(named + "computes " + types(k.a, k.b, k.d) + ", the call " +
+                                      types(g.a_dtype, g.b_dtype, g.d_dtype));
+    }
+    launches->push_back({*forced});
+    return Status::success();
+  }
+  switch (*arch) {
+    case Arch::kSm90: return sm90::choose(args, caps, candidates, launches);
+  }
+  return no_kernels_for("grouped_gemm", caps);
 }
 
 Status select(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,

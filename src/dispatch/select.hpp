@@ -13,6 +13,7 @@
 #include "epifuse/gated_mlp.hpp"
 #include "epifuse/gemm.hpp"
 #include "epifuse/grouped_gated_mlp.hpp"
+#include "epifuse/grouped_gemm.hpp"
 #include "epifuse/kernel_key.hpp"
 
 namespace epifuse::detail {
@@ -33,6 +34,8 @@ struct GroupedLaunch {
   KernelChoice choice;
   std::int32_t rows_min = 1, rows_max = INT32_MAX;
 };
+Status select(const GroupedGemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
+              std::vector<GroupedLaunch>* launches);
 Status select(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               std::vector<GroupedLaunch>* launches);
 

@@ -11,6 +11,7 @@
 #include "epifuse/gated_mlp.hpp"
 #include "epifuse/gemm.hpp"
 #include "epifuse/grouped_gated_mlp.hpp"
+#include "epifuse/grouped_gemm.hpp"
 #include "epifuse/kernel_key.hpp"
 
 namespace epifuse::detail {
@@ -24,7 +25,8 @@ struct Launcher {
 
 struct KernelEntry {
   KernelKey key;
-  std::variant<Launcher<GemmArgs>, Launcher<GatedMlpArgs>, Launcher<GroupedGatedMlpArgs>> launcher;  // key.op's (and grouping's)
+  std::variant<Launcher<GemmArgs>, Launcher<GatedMlpArgs>, Launcher<GroupedGemmArgs>, Launcher<GroupedGatedMlpArgs>>
+      launcher;  // key.op's (and grouping's)
 };
 
 }  // namespace epifuse::detail

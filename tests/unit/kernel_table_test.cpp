@@ -40,8 +40,9 @@ TEST(KernelTable, RowsAreBuildable) {
       EXPECT_TRUE(k.swap_ab && k.tile.m == 16 && k.tile.n == 8 && k.tile.k == 64) << n;
     }
     EXPECT_EQ(k.a, k.b) << n;
-    if (k.grouping == Grouping::kGrouped) {  // the static_asserts of GroupedGatedMlpKernel
-      EXPECT_EQ(k.op, Op::kGatedMlp) << n;
+    if (k.grouping == Grouping::kGrouped) {  // the static_asserts of the grouped families
+      EXPECT_TRUE(k.op == Op::kGatedMlp || k.epilogue == EpilogueCoverage::kCastOnly) << n;
+      EXPECT_FALSE(k.has_c) << n;
       EXPECT_EQ(k.decomposition, Decomposition::kDataParallel) << n;
       EXPECT_NE(k.schedule, Schedule::kWarpMma) << n;
     }

@@ -86,6 +86,7 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   std::vector<detail::GroupedLaunch> launches;
   ASSERT_TRUE(detail::select(valid_args(), h200(), detail::kernel_table(), &launches).ok());
   ASSERT_EQ(launches.size(), 2u);
+  const KernelKey unswapped = launches[1].choice.key;
   EXPECT_TRUE(launches[0].choice.key.swap_ab);
   EXPECT_EQ(launches[0].rows_min, 1);
   EXPECT_EQ(launches[0].rows_max, 64);
@@ -100,7 +101,7 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   EXPECT_TRUE(launches[0].choice.key.swap_ab);
 
   GroupedGatedMlpArgs forced = valid_args();
-  forced.gated.kernel = KernelChoice{launches[1].choice.key};
+  forced.gated.kernel = KernelChoice{unswapped};
   ASSERT_TRUE(detail::select(forced, h200(), detail::kernel_table(), &launches).ok());
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_EQ(launches[0].rows_min, 1);

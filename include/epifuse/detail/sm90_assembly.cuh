@@ -66,12 +66,14 @@ using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBui
     ElementC, LayoutD, kAlignment<ElementC>, ElementD, LayoutD, kAlignment<ElementD>,
     typename Schedule::EpilogueSchedule, Tree>::CollectiveOp;
 
-// The same around a grouped kernel's epilogue tree: per-group C and D (pointer layouts), here void.
-template <class TileShape, class ClusterShape, class EpilogueTile, class LayoutD, class Schedule, class Tree>
+// The same around a grouped kernel's epilogue tree: per-group D (pointer layouts; void when the
+// tree stores its own output), no C.
+template <class TileShape, class ClusterShape, class EpilogueTile, class ElementD, class LayoutD, class Schedule,
+          class Tree>
 using GroupedCollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, EpilogueTile, float, float, void,
-    LayoutD*, kAlignment<void>, void, LayoutD*, kAlignment<void>, typename Schedule::GroupedEpilogueSchedule,
-    Tree>::CollectiveOp;
+    LayoutD*, kAlignment<ElementD>, ElementD, LayoutD*, kAlignment<ElementD>,
+    typename Schedule::GroupedEpilogueSchedule, Tree>::CollectiveOp;
 
 // The output layout in GEMM coordinates: row-major [M, ld] memory seen through the (swapped) GEMM.
 template <bool kSwapAB>
@@ -80,6 +82,24 @@ using OutputLayout = cute::conditional_t<kSwapAB, cutlass::layout::ColumnMajor, 
 // The persistent tile scheduler of a decomposition: CUTLASS's default (whole tiles) or its stream-K one.
 template <Decomposition kDecomposition>
 using TileSchedulerOf = cute::conditional_t<kDecomposition == Decomposition::kStreamK, cutlass::gemm::StreamKScheduler, void>;
+
+// The GPU's size and the persistent scheduler's knobs of a plan, as every kernel takes them.
+inline cutlass::KernelHardwareInfo hardware_info(const LaunchPlan& plan) {
+  cutlass::KernelHardwareInfo hw_info;
+  hw_info.device_id = plan.device;
+  hw_info.sm_count = plan.sm_count;
+  return hw_info;
+}
+template <class SchedulerArguments>
+SchedulerArguments scheduler_arguments(const LaunchPlan& plan) {
+  SchedulerArguments scheduler;
+  scheduler.max_swizzle_size = plan.swizzle;
+  using Raster = cutlass::gemm::kernel::detail::RasterOrderOptions;
+  scheduler.raster_order = plan.raster == RasterOrder::kAlongM   ? Raster::AlongM
+                           : plan.raster == RasterOrder::kAlongN ? Raster::AlongN
+                                                                 : Raster::Heuristic;
+  return scheduler;
+}
 
 // A row-major [M, ld] output as (Mg, Ng, L) strides: (ld, 1), or (1, ld) swapped.
 template <bool kSwapAB, class StrideMNL>
@@ -155,17 +175,10 @@ struct Assembly {
   static typename Kernel::Arguments arguments(std::int64_t M, std::int64_t N, std::int64_t K,
                                               const typename Mainloop::Arguments& mainloop,
                                               const typename Epilogue::Arguments& epilogue, const LaunchPlan& plan) {
-    cutlass::KernelHardwareInfo hw_info;
-    hw_info.device_id = plan.device;
-    hw_info.sm_count = plan.sm_count;
-    typename Kernel::TileSchedulerArguments scheduler;
-    scheduler.max_swizzle_size = plan.swizzle;
-    using Raster = cutlass::gemm::kernel::detail::RasterOrderOptions;
-    scheduler.raster_order = plan.raster == RasterOrder::kAlongM   ? Raster::AlongM
-                             : plan.raster == RasterOrder::kAlongN ? Raster::AlongN
-                                                                   : Raster::Heuristic;
+    auto scheduler = scheduler_arguments<typename Kernel::TileSchedulerArguments>(plan);
     if constexpr (kDecomposition == Decomposition::kStreamK) scheduler.splits = plan.splits;
-    return {cutlass::gemm::GemmUniversalMode::kGemm, problem_shape(M, N, K), mainloop, epilogue, hw_info, scheduler};
+    return {cutlass::gemm::GemmUniversalMode::kGemm, problem_shape(M, N, K), mainloop, epilogue, hardware_info(plan),
+            scheduler};
   }
 };
 
@@ -197,6 +210,8 @@ struct GroupedAssembly {
   using Kernel = cutlass::gemm::kernel::GemmUniversal<ProblemShape, Mainloop, Epilogue>;
   using StrideA = typename Kernel::InternalStrideA;  // (Mg, K, L) of one group's A
   using StrideB = typename Kernel::InternalStrideB;
+  using ElementD = typename Epilogue::ElementD;      // void when the epilogue tree stores the output
+  using StrideD = typename Epilogue::InternalStrideD;  // (Mg, Ng, L) of one group's D
 
   // Group g's GEMM over `rows` rows of the activations and the weight's `weight_rows`.
   CUTLASS_HOST_DEVICE static GroupShape group_shape(int rows, int weight_rows, int K) {
@@ -210,6 +225,8 @@ struct GroupedAssembly {
     StrideA* stride_a;
     const GemmElementB** b;
     StrideB* stride_b;
+    ElementD** d;  // null when ElementD is void
+    StrideD* stride_d;
   };
 
   // Group g's operands: `rows` rows of the activations at x (row stride ldx) and the weight at w
@@ -231,24 +248,28 @@ struct GroupedAssembly {
     }
   }
 
+  // Group g's D: its rows of a row-major output, from d on (row stride ldd).
+  template <class Element>
+  CUTLASS_HOST_DEVICE static void set_output(const GroupArrays& arrays, int g, Element* d, std::int64_t ldd) {
+    using cute::_0;
+    using cute::_1;
+    arrays.d[g] = d;
+    if constexpr (kSwapAB) {
+      arrays.stride_d[g] = StrideD{_1{}, ldd, _0{}};
+    } else {
+      arrays.stride_d[g] = StrideD{ldd, _1{}, _0{}};
+    }
+  }
+
   static typename Kernel::Arguments arguments(int groups, const GroupArrays& arrays,
                                               const typename Epilogue::FusionCallbacks::Arguments& tree,
                                               const LaunchPlan& plan) {
-    cutlass::KernelHardwareInfo hw_info;
-    hw_info.device_id = plan.device;
-    hw_info.sm_count = plan.sm_count;
-    typename Kernel::TileSchedulerArguments scheduler;
-    scheduler.max_swizzle_size = plan.swizzle;
-    using Raster = cutlass::gemm::kernel::detail::RasterOrderOptions;
-    scheduler.raster_order = plan.raster == RasterOrder::kAlongM   ? Raster::AlongM
-                             : plan.raster == RasterOrder::kAlongN ? Raster::AlongN
-                                                                   : Raster::Heuristic;
     return {cutlass::gemm::GemmUniversalMode::kGrouped,
             {groups, arrays.shapes, nullptr},
             {arrays.a, arrays.stride_a, arrays.b, arrays.stride_b},
-            {tree, nullptr, nullptr, nullptr, nullptr},
-            hw_info,
-            scheduler};
+            {tree, nullptr, nullptr, arrays.d, arrays.stride_d},
+            hardware_info(plan),
+            scheduler_arguments<typename Kernel::TileSchedulerArguments>(plan)};
   }
 };
 

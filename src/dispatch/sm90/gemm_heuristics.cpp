@@ -74,7 +74,7 @@ std::optional<KernelKey> narrowest(const GemmArgs& args, const std::vector<Kerne
 }  // namespace
 
 bool has_configuration(const KernelKey& key, const Configuration& c) {
-  return key.arch == Arch::kSm90 && key.schedule == c.schedule && key.tile.m == c.tile.m && key.tile.n == c.tile.n && key.tile.k == c.tile.k &&
+  return key.arch == Arch::kSm90 && key.grouping == Grouping::kNone && key.schedule == c.schedule && key.tile.m == c.tile.m && key.tile.n == c.tile.n && key.tile.k == c.tile.k &&
          key.cluster.m == c.cluster.m && key.cluster.n == c.cluster.n && key.swap_ab == c.swap_ab &&
          key.decomposition == c.decomposition;
 }

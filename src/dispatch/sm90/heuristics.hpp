@@ -10,6 +10,7 @@
 #include "epifuse/gated_mlp.hpp"
 #include "epifuse/gemm.hpp"
 #include "epifuse/grouped_gated_mlp.hpp"
+#include "epifuse/grouped_gemm.hpp"
 #include "epifuse/kernel_key.hpp"
 
 namespace epifuse::detail::sm90 {
@@ -18,6 +19,8 @@ Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
               KernelChoice* choice);
 Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice);
+Status choose(const GroupedGemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
+              std::vector<GroupedLaunch>* launches);
 Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               std::vector<GroupedLaunch>* launches);
 

@@ -15,14 +15,18 @@ struct GatedMlpKernel;  // gated_mlp_kernel.cuh
 template <class Row>
 struct WarpMmaGatedKernel;  // warp_mma_gated_kernel.cuh
 template <class Row>
+struct GroupedGemmKernel;  // grouped_gemm_kernel.cuh
+template <class Row>
 struct GroupedGatedMlpKernel;  // grouped_gated_mlp_kernel.cuh
 
 template <class Row>
 detail::KernelEntry make_entry() {
-  if constexpr (Row::kKey.op == Op::kGemm) {
+  if constexpr (Row::kKey.op == Op::kGemm && Row::kKey.grouping == Grouping::kGrouped) {
+    return {Row::kKey,
+            detail::Launcher<GroupedGemmArgs>{&GroupedGemmKernel<Row>::run, &GroupedGemmKernel<Row>::workspace_bytes}};
+  } else if constexpr (Row::kKey.op == Op::kGemm) {
     return {Row::kKey, detail::Launcher<GemmArgs>{&GemmKernel<Row>::run, &GemmKernel<Row>::workspace_bytes}};
   } else if constexpr (Row::kKey.grouping == Grouping::kGrouped) {
-    static_assert(Row::kKey.op == Op::kGatedMlp, "grouped rows serve the gated MLP");
     return {Row::kKey, detail::Launcher<GroupedGatedMlpArgs>{&GroupedGatedMlpKernel<Row>::run,
                                                              &GroupedGatedMlpKernel<Row>::workspace_bytes}};
   } else if constexpr (Row::kKey.schedule == Schedule::kWarpMma) {

@@ -1,4 +1,5 @@
-// The grouped gated MLP's launches. Each expert's row count is known on the device only, so a
+// The launches of the grouped ops (the gated MLP, and the GEMM by the same rule, not measured on
+// its own yet). Each expert's row count is known on the device only, so a
 // call runs both grouped kernels, each over the experts it suits: the swapped one (the weight on
 // wgmma's 128-row side, 32 rows per tile) over experts of at most 64 rows, the unswapped one
 // (128-row tiles) over the larger ones; the setup kernel of each launch gives the other experts no
@@ -15,16 +16,13 @@ namespace {
 
 constexpr std::int32_t kSwappedRowsMax = 64;
 
-}  // namespace
-
-Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps&, const std::vector<KernelKey>& candidates,
-              std::vector<GroupedLaunch>* launches) {
-  const GatedMlpArgs& g = args.gated;
+// The launches of a grouped call of `rows` rows in all among the grouped `op` kernels of the types.
+Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std::int64_t rows,
+                      const std::vector<KernelKey>& candidates, std::vector<GroupedLaunch>* launches) {
   const KernelKey* swapped = nullptr;
   const KernelKey* unswapped = nullptr;
   for (const KernelKey& k : candidates) {
-    if (k.op != Op::kGatedMlp || k.arch != Arch::kSm90 || k.grouping != Grouping::kGrouped || k.a != g.x_dtype ||
-        k.b != g.w.dtype || k.d != g.out_dtype) {
+    if (k.op != op || k.arch != Arch::kSm90 || k.grouping != Grouping::kGrouped || k.a != a || k.b != b || k.d != d) {
       continue;
     }
     const KernelKey*& slot = k.swap_ab ? swapped : unswapped;
@@ -32,7 +30,7 @@ Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps&, const std::vec
   }
   // With at most 64 rows in all, no expert can have more: the unswapped launch would have no rows
   // (it cost 8-18 µs at 8 rows, the probe's 1-token rows, where the swapped kernel ran 134 µs).
-  if (swapped != nullptr && g.M <= kSwappedRowsMax) {
+  if (swapped != nullptr && rows <= kSwappedRowsMax) {
     launches->push_back({{*swapped}, 1, kSwappedRowsMax});
   } else if (swapped != nullptr && unswapped != nullptr) {
     launches->push_back({{*swapped}, 1, kSwappedRowsMax});
@@ -40,10 +38,25 @@ Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps&, const std::vec
   } else if (swapped != nullptr || unswapped != nullptr) {
     launches->push_back({{swapped != nullptr ? *swapped : *unswapped}});
   } else {
-    return Status::not_supported(std::string("grouped_gated_mlp: no compiled sm90 grouped kernel serves ") +
-                                 to_string(g.x_dtype) + " in this build");
+    return Status::not_supported(std::string(op_name) + ": no compiled sm90 grouped kernel serves " + to_string(a) +
+                                 " in this build");
   }
   return Status::success();
+}
+
+}  // namespace
+
+Status choose(const GroupedGemmArgs& args, const DeviceCaps&, const std::vector<KernelKey>& candidates,
+              std::vector<GroupedLaunch>* launches) {
+  const GemmArgs& g = args.gemm;
+  return choose_grouped("grouped_gemm", Op::kGemm, g.a_dtype, g.b_dtype, g.d_dtype, g.M, candidates, launches);
+}
+
+Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps&, const std::vector<KernelKey>& candidates,
+              std::vector<GroupedLaunch>* launches) {
+  const GatedMlpArgs& g = args.gated;
+  return choose_grouped("grouped_gated_mlp", Op::kGatedMlp, g.x_dtype, g.w.dtype, g.out_dtype, g.M, candidates,
+                        launches);
 }
 
 }  // namespace epifuse::detail::sm90

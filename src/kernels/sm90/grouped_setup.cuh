@@ -1,0 +1,126 @@
+// What every sm90 grouped family (a MoE layer's experts in one launch) does around its CUTLASS
+// kernel: the workspace (the experts' shapes, operand pointers and strides, each expert's first
+// row, then the kernel's own), and the setup kernel that fills it from the expert offsets on the
+// device, so that the host never sees the group sizes and the call is capturable in a CUDA graph.
+#pragma once
+
+#include <cub/block/block_scan.cuh>
+#include <cute/tensor.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "epifuse/detail/launch_plan.hpp"
+#include "epifuse/detail/sm90_launch.cuh"
+
+namespace epifuse::kernels::sm90 {
+
+// One block: expert e's rows are [P(e), P(e+1)) with P(e) the running maximum of offsets[0..e]
+// clamped into [0, T], so that whatever the caller's offsets hold, the experts' runs are disjoint
+// and inside the activations and the output. Experts whose row count lies outside
+// [rows_min, rows_max] get no rows here: another launch computes them. With an output (a family
+// whose collective stores D), each expert's D is its rows of out.
+constexpr int kSetUpThreads = 256;
+
+template <class Assembly, class ElementX, class ElementW, class ElementOut>
+__global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
+    typename Assembly::GroupArrays arrays, std::int32_t* first_rows, const std::int32_t* offsets, int experts,
+    std::int64_t tokens, int rows_min, int rows_max, int weight_rows, int K, const ElementX* x, std::int64_t ldx,
+    const ElementW* w, std::int64_t weight_stride, std::int64_t ldw, ElementOut* out, std::int64_t ldo) {
+  using Scan = cub::BlockScan<std::int64_t, kSetUpThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  __shared__ std::int64_t carried;  // the running maximum before this chunk
+  if (threadIdx.x == 0) carried = 0;
+  __syncthreads();
+  for (int chunk = 0; chunk <= experts; chunk += kSetUpThreads) {
+    const int i = chunk + static_cast<int>(threadIdx.x);  // offsets has experts + 1 entries
+    const std::int64_t offset = i <= experts ? cute::min(cute::max(std::int64_t{offsets[i]}, std::int64_t{0}), tokens) : 0;
+    std::int64_t running = 0, chunk_max = 0;
+    Scan(scan).InclusiveScan(offset, running, [](std::int64_t a, std::int64_t b) { return a > b ? a : b; }, chunk_max);
+    running = cute::max(running, carried);
+    __syncthreads();
+    if (i < experts) first_rows[i] = static_cast<std::int32_t>(running);
+    if (threadIdx.x == 0) carried = cute::max(carried, chunk_max);
+    __syncthreads();
+  }
+  // first_rows now holds P(e) for e < E; P(E) is the maximum over all offsets.
+  const std::int64_t last = carried;
+  for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
+    const std::int64_t begin = first_rows[e];
+    const std::int64_t end = e + 1 < experts ? first_rows[e + 1] : last;
+    const int rows = static_cast<int>(end - begin);
+    Assembly::set_group(arrays, e, rows >= rows_min && rows <= rows_max ? rows : 0, weight_rows, K, x + begin * ldx,
+                        ldx, w + e * weight_stride, ldw);
+    if constexpr (!cute::is_void_v<typename Assembly::ElementD>) {
+      Assembly::set_output(arrays, e, out + begin * ldo, ldo);
+    }
+  }
+}
+
+// The workspace of a grouped launch over E experts: the setup kernel's arrays (each 256-byte
+// aligned), then the kernel's own, whose per-SM TMA descriptors need 64-byte alignment: it
+// starts at the first 128-byte boundary past the arrays (the caller's workspace is only 16-byte
+// aligned).
+template <class Assembly>
+struct GroupedWorkspace {
+  static constexpr std::size_t kKernelAlignment = 128;
+  static constexpr bool kHasD = !cute::is_void_v<typename Assembly::ElementD>;
+
+  std::size_t shapes = 0, a = 0, stride_a = 0, b = 0, stride_b = 0, d = 0, stride_d = 0, first_rows = 0, kernel = 0;
+  void* base = nullptr;  // null for a workspace-size query
+
+  static std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+  GroupedWorkspace(std::int64_t experts, void* workspace) : base(workspace) {
+    const auto e = static_cast<std::size_t>(experts);
+    a = shapes + aligned(e * sizeof(typename Assembly::GroupShape));
+    stride_a = a + aligned(e * sizeof(void*));
+    b = stride_a + aligned(e * sizeof(typename Assembly::StrideA));
+    stride_b = b + aligned(e * sizeof(void*));
+    d = stride_b + aligned(e * sizeof(typename Assembly::StrideB));
+    stride_d = d + (kHasD ? aligned(e * sizeof(void*)) : 0);
+    first_rows = stride_d + (kHasD ? aligned(e * sizeof(typename Assembly::StrideD)) : 0);
+    kernel = first_rows + aligned(e * sizeof(std::int32_t));
+  }
+
+  template <class T>
+  T* at(std::size_t offset) const {
+    return base != nullptr ? reinterpret_cast<T*>(static_cast<char*>(base) + offset) : nullptr;
+  }
+  typename Assembly::GroupArrays arrays() const {
+    using A = Assembly;
+    return {at<typename A::GroupShape>(shapes),   at<const typename A::GemmElementA*>(a),
+            at<typename A::StrideA>(stride_a),    at<const typename A::GemmElementB*>(b),
+            at<typename A::StrideB>(stride_b),    kHasD ? at<typename A::ElementD*>(d) : nullptr,
+            kHasD ? at<typename A::StrideD>(stride_d) : nullptr};
+  }
+  std::int32_t* group_first_rows() const { return at<std::int32_t>(first_rows); }
+  void* kernel_workspace() const {
+    const auto start = reinterpret_cast<std::uintptr_t>(at<char>(kernel));
+    return reinterpret_cast<void*>((start + kKernelAlignment - 1) / kKernelAlignment * kKernelAlignment);
+  }
+  // The kernel's part depends on the SM count and the experts, not on where the arrays lie.
+  std::size_t bytes(std::size_t kernel_bytes) const { return kernel + kKernelAlignment + kernel_bytes; }
+};
+
+// Launches the setup kernel, then the grouped kernel, on `stream`.
+template <class Assembly, class ElementX, class ElementW, class ElementOut>
+Status launch_grouped(const GroupedWorkspace<Assembly>& workspace, const typename Assembly::Kernel::Arguments& arguments,
+                      const std::int32_t* offsets, std::int64_t experts, std::int64_t tokens, int weight_rows, int K,
+                      const ElementX* x, std::int64_t ldx, const ElementW* w, std::int64_t weight_stride,
+                      std::int64_t ldw, ElementOut* out, std::int64_t ldo, const detail::LaunchPlan& plan,
+                      cudaStream_t stream) {
+  auto set_up = [&](cudaStream_t s) {
+    set_up_groups<Assembly><<<1, kSetUpThreads, 0, s>>>(
+        workspace.arrays(), workspace.group_first_rows(), offsets, static_cast<int>(experts), tokens,
+        plan.group_rows_min, plan.group_rows_max, weight_rows, K, x, ldx, w, weight_stride, ldw, out, ldo);
+    if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) {
+      return detail::sm90::cuda_failure("launching the grouped setup kernel", err);
+    }
+    return Status::success();
+  };
+  return detail::sm90::launch<typename Assembly::Kernel>(arguments, workspace.kernel_workspace(), plan.device, stream,
+                                                         set_up);
+}
+
+}  // namespace epifuse::kernels::sm90
