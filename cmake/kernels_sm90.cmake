@@ -74,6 +74,10 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB 
 # The grouped GEMM (a MoE layer's down projection): the same pair of tiles, the cast epilogue.
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 128 64 EPILOGUE cast GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB EPILOGUE cast GROUPING grouped)
+# Large experts (a few hundred rows and more): the dense family's large-M tile, a 1x2 cluster
+# sharing each tile of x.
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 GROUPING grouped)
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 EPILOGUE cast GROUPING grouped)
 # Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. Forced
 # only: dispatch keeps the swapped 128x32 kernel (docs/heuristics.md).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)

@@ -178,7 +178,9 @@ int main(int argc, char** argv) {
         if (k.grouping != epifuse::Grouping::kGrouped) continue;
         epifuse::GroupedGatedMlpArgs forced = args;
         forced.gated.kernel = epifuse::KernelChoice{k};
-        impls.push_back({std::string("forced ") + (k.swap_ab ? "swapped" : "unswapped"), [forced] {
+        const std::string tile = std::to_string(k.tile.m) + "x" + std::to_string(k.tile.n) + " c" +
+                                 std::to_string(k.cluster.m) + "x" + std::to_string(k.cluster.n);
+        impls.push_back({std::string("forced ") + (k.swap_ab ? "swapped " : "unswapped ") + tile, [forced] {
                            if (!epifuse::grouped_gated_mlp(forced, nullptr).ok()) std::exit(2);
                          }});
       }
@@ -203,7 +205,7 @@ int main(int argc, char** argv) {
       for (const auto& [name, call] : impls) {
         const double us = median_us(call);
         const double gbps = touched_bytes / us / 1e3;
-        std::printf("%-12s %-7s T %5d rows %6d touched %3d/%d  %-18s %10.1f us  %7.1f GB/s  %5.1f %% of read\n", m.name,
+        std::printf("%-12s %-7s T %5d rows %6d touched %3d/%d  %-30s %10.1f us  %7.1f GB/s  %5.1f %% of read\n", m.name,
                     to_string(routing), T, rows, touched, m.experts, name.c_str(), us, gbps, 100.0 * gbps / read_gbps);
       }
       std::fflush(stdout);
