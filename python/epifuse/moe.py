@@ -35,7 +35,8 @@ class MoeExperts(torch.nn.Module):
 
 
 def routed_experts(module: torch.nn.Module):
-    """(gate_up_proj, down_proj, act_fn) of a transformers `*Experts` module epifuse can run, else None."""
+    """(gate_up_proj, down_proj, act_fn) of a module shaped as transformers' `*Experts`, else None
+    (why_not says whether epifuse runs it)."""
     gate_up, down, act = (getattr(module, name, None) for name in ("gate_up_proj", "down_proj", "act_fn"))
     if not (isinstance(gate_up, torch.Tensor) and isinstance(down, torch.Tensor) and isinstance(act, torch.nn.Module)):
         return None

@@ -128,8 +128,8 @@ def patch(model: torch.nn.Module, chunk_tokens: Optional[int] = None) -> PatchRe
 def _patch_experts(model: torch.nn.Module, path: str, module: torch.nn.Module, report: PatchReport) -> bool:
     """Replaces routed experts epifuse can run; True when `module` was routed experts (patched or not)."""
     found = moe.routed_experts(module)
-    if found is None or isinstance(module, moe.MoeExperts):
-        return found is not None
+    if found is None:
+        return False
     gate_up, down, act = found
     activation = _gated_activation(act)
     reason = moe.why_not(module, gate_up, down, activation)
