@@ -66,16 +66,14 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 144 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 176 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 SWAP_AB)
-# Grouped (a MoE layer's experts, expert offsets on the device): a call runs the swapped one (the
-# weight on wgmma's 128-row side) over experts of at most 64 rows and the unswapped 128x256 1x2
-# below over the rest (docs/moe.md); the unswapped 128x128 runs forced only.
-epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 128 64 GROUPING grouped)
+# Grouped (a MoE layer's experts, expert offsets on the device): a call runs the swapped row (the
+# weight on wgmma's 128-row side) over experts of at most 64 rows and the unswapped 128x256 1x2 row
+# (the dense family's large-M tile, a 1x2 cluster sharing each tile of x) over the rest
+# (docs/moe.md). Dropped: an unswapped 128x128x64 pair, 0.70-0.95x the 128x256 1x2 one at 1024-4096
+# tokens (src/dispatch/sm90/grouped_heuristics.cpp).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB GROUPING grouped)
 # The grouped GEMM (a MoE layer's down projection): the same pair of tiles, the cast epilogue.
-epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 128 64 EPILOGUE cast GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB EPILOGUE cast GROUPING grouped)
-# Experts of more than 64 rows: the dense family's large-M tile, a 1x2 cluster sharing each tile of
-# x (1.06-1.42x the 128x128 tile at 1024-4096 tokens; src/dispatch/sm90/grouped_heuristics.cpp).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 EPILOGUE cast GROUPING grouped)
 # Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. Forced

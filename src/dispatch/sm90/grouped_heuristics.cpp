@@ -7,7 +7,8 @@
 // kernel ran 1.06-1.42x faster than the 128x128 one at 1024 and 4096 tokens on DeepSeek-V3,
 // Qwen2-57B-A14B and Mixtral experts (uniform, Zipf, hot), 1.24x with about 128 rows per expert
 // (DeepSeek-V3, 4096 tokens, uniform), 0.94-0.95x with 2-8 experts of 256 rows (hot routing on
-// Qwen2-57B and Mixtral, few tiles for the GPU). The 128x128 kernel stays compiled, forced only.
+// Qwen2-57B and Mixtral, few tiles for the GPU); the 128x128 kernels were then dropped from the
+// table.
 // Swapped against unswapped 128x128 (grouped-probe-b1d9340.log): about 32 rows per expert 3529
 // against 4287 µs; every row on 8 of 256 experts (1024 each), 1817 against 744.
 #include <string>
