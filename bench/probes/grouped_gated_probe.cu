@@ -37,6 +37,9 @@ constexpr Model kModels[] = {{"deepseek-v3", 256, 8, 2048, 7168}, {"qwen2-57b", 
 constexpr int kTokens[] = {1, 8, 64, 256, 1024, 4096};
 enum class Routing { kUniform, kZipf, kHot };
 constexpr Routing kRoutings[] = {Routing::kUniform, Routing::kZipf, Routing::kHot};
+// Each grouped kernel is forced under every raster order of the persistent scheduler.
+constexpr epifuse::RasterOrder kRasters[] = {epifuse::RasterOrder::kHeuristic, epifuse::RasterOrder::kAlongM,
+                                             epifuse::RasterOrder::kAlongN};
 const char* to_string(Routing r) { return r == Routing::kUniform ? "uniform" : r == Routing::kZipf ? "zipf" : "hot"; }
 
 void check(cudaError_t err, const char* what) {
@@ -176,13 +179,17 @@ int main(int argc, char** argv) {
                        }});
       for (const epifuse::KernelKey& k : epifuse::compiled_kernels(epifuse::Op::kGatedMlp)) {
         if (k.grouping != epifuse::Grouping::kGrouped) continue;
-        epifuse::GroupedGatedMlpArgs forced = args;
-        forced.gated.kernel = epifuse::KernelChoice{k};
         const std::string tile = std::to_string(k.tile.m) + "x" + std::to_string(k.tile.n) + " c" +
                                  std::to_string(k.cluster.m) + "x" + std::to_string(k.cluster.n);
-        impls.push_back({std::string("forced ") + (k.swap_ab ? "swapped " : "unswapped ") + tile, [forced] {
-                           if (!epifuse::grouped_gated_mlp(forced, nullptr).ok()) std::exit(2);
-                         }});
+        for (epifuse::RasterOrder raster : kRasters) {
+          epifuse::GroupedGatedMlpArgs forced = args;
+          forced.gated.kernel = epifuse::KernelChoice{k, raster};
+          std::string name = std::string("forced ") + (k.swap_ab ? "swapped " : "unswapped ") + tile;
+          if (raster != epifuse::RasterOrder::kHeuristic) name += std::string(" ") + epifuse::to_string(raster);
+          impls.push_back({name, [forced] {
+                             if (!epifuse::grouped_gated_mlp(forced, nullptr).ok()) std::exit(2);
+                           }});
+        }
       }
       impls.push_back({"dense loop", [&] {
                          for (int e = 0; e < m.experts; ++e) {
