@@ -81,7 +81,7 @@ detail::DeviceCaps h200() {
 
 // Without a forced kernel a call runs two grouped kernels: the swapped one over experts of at most
 // 64 rows, the unswapped one of the widest tile over the rest (only the swapped one when the call
-// has at most 64 rows); a forced one runs every expert.
+// has at most 64 rows), each rastered along the rows; a forced one runs every expert.
 TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   std::vector<detail::GroupedLaunch> launches;
   ASSERT_TRUE(detail::select(valid_args(), h200(), detail::kernel_table(), &launches).ok());
@@ -94,6 +94,9 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   EXPECT_EQ(launches[1].rows_min, 65);
   EXPECT_EQ(unswapped.tile.n * unswapped.cluster.n, 512) << "the widest unswapped grouped kernel: 128x256, 1x2";
   for (const auto& launch : launches) EXPECT_EQ(launch.choice.key.grouping, Grouping::kGrouped);
+  // Both walk an expert's rows first, so that each weight tile is read about once.
+  EXPECT_EQ(launches[0].choice.raster, RasterOrder::kAlongN) << "swapped: the rows are wgmma's N";
+  EXPECT_EQ(launches[1].choice.raster, RasterOrder::kAlongM);
 
   GroupedGatedMlpArgs few_rows = valid_args();  // 64 rows in all: no expert has more
   few_rows.gated.M = 64;
