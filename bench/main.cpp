@@ -5,6 +5,7 @@
 //   epifuse-bench gated [--model NAME [--tokens 1,64,1024] | --shape MxNxK] [--graphs]
 //   epifuse-bench gemm --grid [--models llama3-8b,qwen2.5-7b] [--grid-every 4] --epilogues none,bias_gelu
 //   epifuse-bench gated --random 200 --seed 7
+//   epifuse-bench moe [--model mixtral-8x7b --tokens 1,1024]   grouped gate/up vs cuBLAS(Lt) per routing
 //   epifuse-bench gated-accuracy           the gated accuracy table (M = N = K)
 // Every shape is validated before anything is measured (a shape no kernel can run exits 2); the
 // JSON is rewritten after every shape, so a failure later loses nothing; the exit code is 1 when
@@ -85,7 +86,8 @@ struct CommonOptions {
     }
     if (!model.empty()) {
       try {
-        out = model_shapes(model, suite.gated_model_gemms, tokens.empty() ? suite.model_tokens : tokens);
+        const std::vector<std::int64_t>& t = tokens.empty() ? suite.model_tokens : tokens;
+        out = suite.shapes_for_model ? suite.shapes_for_model(model, t) : model_shapes(model, suite.gated_model_gemms, t);
       } catch (const std::invalid_argument& e) {
         throw CLI::ValidationError("--model", e.what());
       }

@@ -14,6 +14,7 @@ struct Shape {
   std::int64_t M = 0, N = 0, K = 0;
   std::string suite = "shapes";  // "shapes" (command line or default), "model", "grid" or "random"
   std::string model, gemm;       // catalogue key and GEMM name, for model and grid shapes
+  std::string routing;           // MoE shapes: how tokens pick experts (moe_routing.hpp)
 };
 
 // "MxNxK" with positive sizes; std::invalid_argument with a message otherwise.

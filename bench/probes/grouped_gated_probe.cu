@@ -1,7 +1,6 @@
-// A first timing of the grouped gated MLP (issue 11) on MoE expert shapes, before a bench suite:
-// each token routed to k distinct of E experts (fixed seed), rows sorted by expert, under three
-// routings: uniform, Zipf-skewed (expert e drawn with weight 1/(e+1)^1.2) and one hot set (every
-// token on experts 0..k-1); the streaming-read bandwidth measured first (4 GiB, one pass);
+// Timing of the grouped gated MLP's kernels (issue 11) on MoE expert shapes: each token routed to
+// k distinct of E experts (fixed seed), rows sorted by expert, under the three routings of
+// bench/harness/moe_routing.hpp; the streaming-read bandwidth measured first (4 GiB, one pass);
 // the grouped call dispatched and with each grouped kernel forced, then a loop of the dense
 // gated_mlp over the non-empty experts (one call each), in turn per shape; CUDA events, median of 20.
 // Weights hold a constant (timing only; correctness is the GPU suite's). Prints one line per
@@ -9,7 +8,6 @@
 // rate as a share of the measured read bandwidth.
 //   epifuse-grouped-probe [model ...]   models: deepseek-v3 qwen2-57b mixtral (default: all)
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
@@ -17,12 +15,12 @@
 #include <functional>
 #include <iterator>
 #include <numeric>
-#include <random>
 #include <string>
 #include <vector>
 
 #include <cuda_runtime_api.h>
 
+#include "bench/harness/moe_routing.hpp"
 #include "epifuse/grouped_gated_mlp.hpp"
 #include "epifuse/tuning.hpp"
 
@@ -35,12 +33,12 @@ struct Model {
 constexpr Model kModels[] = {{"deepseek-v3", 256, 8, 2048, 7168}, {"qwen2-57b", 64, 8, 2560, 3584},
                              {"mixtral", 8, 2, 14336, 4096}};
 constexpr int kTokens[] = {1, 8, 64, 256, 1024, 4096};
-enum class Routing { kUniform, kZipf, kHot };
-constexpr Routing kRoutings[] = {Routing::kUniform, Routing::kZipf, Routing::kHot};
+using epifuse::bench::kRoutings;
+using epifuse::bench::Routing;
+using epifuse::bench::to_string;
 // Each grouped kernel is forced under every raster order of the persistent scheduler.
 constexpr epifuse::RasterOrder kRasters[] = {epifuse::RasterOrder::kHeuristic, epifuse::RasterOrder::kAlongM,
                                              epifuse::RasterOrder::kAlongN};
-const char* to_string(Routing r) { return r == Routing::kUniform ? "uniform" : r == Routing::kZipf ? "zipf" : "hot"; }
 
 void check(cudaError_t err, const char* what) {
   if (err != cudaSuccess) {
@@ -97,24 +95,6 @@ double read_bandwidth_gbps() {
   return static_cast<double>(bytes) / us / 1e3;
 }
 
-// Expert ids for token t: k distinct experts.
-std::vector<int> route(Routing routing, int experts, int k, std::mt19937& rng) {
-  std::vector<int> chosen;
-  if (routing == Routing::kHot) {
-    for (int j = 0; j < k; ++j) chosen.push_back(j);
-    return chosen;
-  }
-  std::vector<double> weight(experts);
-  for (int e = 0; e < experts; ++e) weight[e] = routing == Routing::kZipf ? 1.0 / std::pow(e + 1.0, 1.2) : 1.0;
-  while (static_cast<int>(chosen.size()) < k) {
-    std::discrete_distribution<int> pick(weight.begin(), weight.end());
-    const int e = pick(rng);
-    chosen.push_back(e);
-    weight[e] = 0.0;
-  }
-  return chosen;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,17 +117,14 @@ int main(int argc, char** argv) {
     check(cudaMalloc(reinterpret_cast<void**>(&offsets), (m.experts + 1) * sizeof(std::int32_t)), "offsets");
     const std::size_t ws_bytes = std::size_t{1} << 28;
     check(cudaMalloc(&ws, ws_bytes), "workspace");
-    std::mt19937 rng(1234);
+    std::uint64_t seed = 1234;
     for (Routing routing : kRoutings) {
     for (int T : kTokens) {
-      std::vector<int> counts(m.experts, 0);
-      for (int t = 0; t < T; ++t) {
-        for (int e : route(routing, m.experts, m.topk, rng)) ++counts[e];
-      }
+      const std::vector<std::int64_t> counts = epifuse::bench::expert_rows(routing, m.experts, m.topk, T, seed++);
       std::vector<std::int32_t> host_offsets(m.experts + 1, 0);
       int touched = 0;
       for (int e = 0; e < m.experts; ++e) {
-        host_offsets[e + 1] = host_offsets[e] + counts[e];
+        host_offsets[e + 1] = host_offsets[e] + static_cast<std::int32_t>(counts[e]);
         touched += counts[e] > 0;
       }
       const int rows = host_offsets[m.experts];
@@ -204,7 +181,7 @@ int main(int argc, char** argv) {
                        }});
       const double touched_bytes = static_cast<double>(touched) * weight_elems * 2;
       epifuse::GatedMlpArgs first = g;
-      first.M = std::max(1, counts[0]);
+      first.M = std::max<std::int64_t>(1, counts[0]);
       if (epifuse::Status s = epifuse::gated_mlp(first, nullptr); !s.ok()) {
         std::printf("dense loop skipped: %s\n", s.to_string().c_str());
         impls.pop_back();

@@ -40,6 +40,8 @@ struct Suite {
   bool gated_model_gemms;   // which of a catalogue model's GEMMs --model measures (planner LayerGemm::gated)
   std::vector<std::int64_t> model_tokens;  // --tokens default for --model
   std::vector<Shape> default_shapes;
+  // --model's shapes when the suite has its own (null: the model's GEMMs, shapes.hpp).
+  std::vector<Shape> (*shapes_for_model)(const std::string& model, const std::vector<std::int64_t>& tokens) = nullptr;
   TimingOptions timing;        // default
   TimingOptions quick_timing;  // --quick
   // The op's argument rules for a shape (fake operands; nothing runs): a shape no kernel can run
@@ -54,6 +56,7 @@ struct Suite {
 
 Suite gemm_suite();
 Suite gated_mlp_suite();
+Suite moe_suite();
 
 // Every suite, the default first.
 const std::vector<Suite>& suites();

@@ -3,7 +3,7 @@
 namespace epifuse::bench {
 
 const std::vector<Suite>& suites() {
-  static const std::vector<Suite> table = {gemm_suite(), gated_mlp_suite()};
+  static const std::vector<Suite> table = {gemm_suite(), gated_mlp_suite(), moe_suite()};
   return table;
 }
 
