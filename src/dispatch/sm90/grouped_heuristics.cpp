@@ -32,7 +32,7 @@ int cluster_columns(const KernelKey& k) { return k.tile.n * k.cluster.n; }
 // Mixtral experts at 1024 and 4096 tokens, 0.98-1.04x on Qwen2-57B-A14B, 0.94-1.02x on
 // DeepSeek-V3 (0.94x: hot routing, 4096 rows on each of 8 experts); the swapped kernel (rows on
 // wgmma's N side) already rasters along them, and along the weight ran up to 2.2x slower.
-KernelChoice weight_major(const KernelKey& k) {
+KernelChoice rows_first(const KernelKey& k) {
   return {k, k.swap_ab ? RasterOrder::kAlongN : RasterOrder::kAlongM};
 }
 
@@ -54,12 +54,12 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std
   // With at most 64 rows in all, no expert can have more: the unswapped launch would have no rows
   // (it cost 8-18 µs at 8 rows, the probe's 1-token rows, where the swapped kernel ran 134 µs).
   if (swapped != nullptr && rows <= kSwappedRowsMax) {
-    launches->push_back({weight_major(*swapped), 1, kSwappedRowsMax});
+    launches->push_back({rows_first(*swapped), 1, kSwappedRowsMax});
   } else if (swapped != nullptr && unswapped != nullptr) {
-    launches->push_back({weight_major(*swapped), 1, kSwappedRowsMax});
-    launches->push_back({weight_major(*unswapped), kSwappedRowsMax + 1, INT32_MAX});
+    launches->push_back({rows_first(*swapped), 1, kSwappedRowsMax});
+    launches->push_back({rows_first(*unswapped), kSwappedRowsMax + 1, INT32_MAX});
   } else if (swapped != nullptr || unswapped != nullptr) {
-    launches->push_back({weight_major(swapped != nullptr ? *swapped : *unswapped)});
+    launches->push_back({rows_first(swapped != nullptr ? *swapped : *unswapped)});
   } else {
     return Status::not_supported(std::string(op_name) + ": no compiled sm90 grouped kernel serves " + to_string(a) +
                                  " in this build");
