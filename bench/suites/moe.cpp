@@ -89,7 +89,7 @@ class MoeShapeRun {
  private:
   std::size_t weight_elems() const { return static_cast<std::size_t>(2 * m_.N * m_.K); }
   std::size_t out_bytes() const { return static_cast<std::size_t>(total_ * m_.N) * kElem; }
-  const char* concatenated(std::size_t e) const { return concatenated_.as<const char>() + e * weight_elems() * kElem; }
+  char* concatenated(std::size_t e) const { return concatenated_.as<char>() + e * weight_elems() * kElem; }
   double touched_weight_bytes() const {
     const auto touched = std::count_if(rows_.begin(), rows_.end(), [](std::int64_t r) { return r > 0; });
     return static_cast<double>(touched) * static_cast<double>(weight_elems() * kElem);
@@ -130,8 +130,8 @@ class MoeShapeRun {
       const std::size_t half = weight_elems() * kElem / 2;
       EPIFUSE_CHECK_CUDA(cudaMemcpy(x_.as<char>() + offsets_[e] * K * kElem, p.x().data(), rows_[e] * K * kElem,
                                     cudaMemcpyDeviceToDevice));
-      EPIFUSE_CHECK_CUDA(cudaMemcpy(const_cast<char*>(concatenated(e)), p.gate().data(), half, cudaMemcpyDeviceToDevice));
-      EPIFUSE_CHECK_CUDA(cudaMemcpy(const_cast<char*>(concatenated(e)) + half, p.up().data(), half, cudaMemcpyDeviceToDevice));
+      EPIFUSE_CHECK_CUDA(cudaMemcpy(concatenated(e), p.gate().data(), half, cudaMemcpyDeviceToDevice));
+      EPIFUSE_CHECK_CUDA(cudaMemcpy(concatenated(e) + half, p.up().data(), half, cudaMemcpyDeviceToDevice));
     }
     PackedGateUp first;
     for (std::int64_t e = E - 1; e >= 0; --e) {
