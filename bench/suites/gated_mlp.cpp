@@ -13,6 +13,7 @@
 
 #include "bench/baselines/act_mul.hpp"
 #include "bench/baselines/cublaslt_gemm.hpp"
+#include "bench/harness/contenders.hpp"
 #include "bench/harness/roofline_plan.hpp"
 #include "bench/harness/rotation.hpp"
 #include "bench/harness/sweep_workspace.hpp"
@@ -231,19 +232,10 @@ class GatedShapeRun {
   }
 
   void measure(std::vector<Row>* rows) {
-    std::vector<Launch> launches;
-    for (const auto& c : contenders_) launches.push_back(c.launch);
-    const std::vector<Timing> timings = time_interleaved(launches, options_.timing);
-    std::map<std::string, double> us;
-    for (std::size_t i = 0; i < contenders_.size(); ++i) {
-      contenders_[i].row.timing = timings[i];
-      us[contenders_[i].row.impl] = timings[i].median_us;
-    }
+    std::map<std::string, double> us = time_contenders(&contenders_, options_.timing);
     for (auto& c : contenders_) {
       Row& r = c.row;
       const double t = r.timing.median_us;
-      r.extra["tflops"] = r.flops / (t * 1e6);
-      r.extra["gbps"] = r.bytes / (t * 1e3);
       if (r.op == "gated") r.extra["pct_of_read_bw"] = pct_of_read_bw(ceilings_, static_cast<double>(weight_bytes()), t);
       if (r.op == "gated") r.extra["pct_of_roofline"] = 100.0 * roofline_floor_us(ceilings_, r.flops, r.bytes) / t;
       if (r.impl == "epifuse" || r.impl == "epifuse-delegated" || r.impl == "sweep") {
@@ -267,10 +259,6 @@ class GatedShapeRun {
     }
   }
 
-  struct Contender {
-    Row row;
-    Launch launch;
-  };
 
   const SuiteOptions& options_;
   const DeviceFacts& device_;

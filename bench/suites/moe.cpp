@@ -21,6 +21,7 @@
 #include "bench/baselines/act_mul.hpp"
 #include "bench/baselines/cublas_grouped_gemm.hpp"
 #include "bench/baselines/cublaslt_gemm.hpp"
+#include "bench/harness/contenders.hpp"
 #include "bench/harness/moe_routing.hpp"
 #include "bench/suites/suite.hpp"
 #include "epifuse/grouped_gated_mlp.hpp"
@@ -236,19 +237,10 @@ class MoeShapeRun {
   }
 
   void measure(std::vector<Row>* rows) {
-    std::vector<Launch> launches;
-    for (const auto& c : contenders_) launches.push_back(c.launch);
-    const std::vector<Timing> timings = time_interleaved(launches, options_.timing);
-    std::map<std::string, double> us;
-    for (std::size_t i = 0; i < contenders_.size(); ++i) {
-      contenders_[i].row.timing = timings[i];
-      us[contenders_[i].row.impl] = timings[i].median_us;
-    }
+    std::map<std::string, double> us = time_contenders(&contenders_, options_.timing);
     for (auto& c : contenders_) {
       Row& r = c.row;
       const double t = r.timing.median_us;
-      r.extra["tflops"] = r.flops / (t * 1e6);
-      r.extra["gbps"] = r.bytes / (t * 1e3);
       r.extra["pct_of_read_bw"] = pct_of_read_bw(ceilings_, touched_weight_bytes(), t);
       r.extra["pct_of_roofline"] = 100.0 * roofline_floor_us(ceilings_, r.flops, r.bytes) / t;
       if (r.impl == "epifuse") {
@@ -265,10 +257,6 @@ class MoeShapeRun {
   struct Checked {
     std::size_t expert;
     std::unique_ptr<testing::GatedProblem> problem;
-  };
-  struct Contender {
-    Row row;
-    Launch launch;
   };
 
   const SuiteOptions& options_;
