@@ -75,6 +75,7 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB 
 # The grouped GEMM (a MoE layer's down projection): the same pair of tiles, the cast epilogue.
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB EPILOGUE cast GROUPING grouped)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 GROUPING grouped)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 EPILOGUE cast GROUPING grouped)
 # Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. Forced
 # only: dispatch keeps the swapped 128x32 kernel (docs/heuristics.md).
