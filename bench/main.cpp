@@ -173,7 +173,7 @@ int main(int argc, char** argv) {
   accuracy_cmd->add_option("--json", accuracy_json, "where to write the JSON (default bench/results/gated-accuracy-<gpu>.json)");
   int host_calls = 10000;
   std::string host_json;
-  CLI::App* host_cmd = app.add_subcommand("host-cost", "CPU time per call of gemm and gated_mlp at M = 1");
+  CLI::App* host_cmd = app.add_subcommand("host-cost", "CPU time per call of gemm, gated_mlp and the MoE ops at one token");
   host_cmd->add_option("--calls", host_calls, "calls per op")->check(CLI::Range(100, 10000000));
   host_cmd->add_option("--json", host_json, "where to write the JSON (default bench/results/host-cost-<gpu>.json)");
   CLI11_PARSE(app, argc, argv);
@@ -216,7 +216,8 @@ int main(int argc, char** argv) {
   if (!usable) {
     fmt::print("epifuse-bench: {}; nothing was measured.\n\n", why);
     if (host_cmd->parsed()) {
-      fmt::print("epifuse-bench host-cost would time {} calls each of gemm and gated_mlp at M = 1.\n", host_calls);
+      fmt::print("epifuse-bench host-cost would time {} calls each of gemm, gated_mlp, grouped_gated_mlp and moe_mlp "
+                 "at one token.\n", host_calls);
     } else if (accuracy_cmd->parsed()) {
       fmt::print("epifuse-bench gated-accuracy would compare the fused SwiGLU kernel and the unfused bf16 path\n"
                  "against fp64 at M = N = K in {{{}}}, {} random draws each.\n", fmt::join(accuracy_sizes, ", "),

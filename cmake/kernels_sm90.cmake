@@ -70,12 +70,13 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 
 # weight on wgmma's 128-row side) over experts of at most 64 rows and the unswapped 128x256 1x2 row
 # (the dense family's large-M tile, a 1x2 cluster sharing each tile of x) over the rest
 # (docs/moe.md). Dropped: an unswapped 128x128x64 pair, 0.70-0.95x the 128x256 1x2 one at 1024-4096
-# tokens (src/dispatch/sm90/grouped_heuristics.cpp).
+# tokens (src/dispatch/sm90/grouped_heuristics.cpp); a pingpong 128x128 1x2 (the dense family's
+# large-M gated tile), 0.72-0.99x at 1024-4096 tokens, 1.15-1.16x only with 256 rows on each of
+# 2-8 hot experts (bench/results/moe/grouped-probe-pingpong-a2dc18a.log).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB GROUPING grouped)
 # The grouped GEMM (a MoE layer's down projection): the same pair of tiles, the cast epilogue.
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB EPILOGUE cast GROUPING grouped)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 GROUPING grouped)
-epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 EPILOGUE cast GROUPING grouped)
 # Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. Forced
 # only: dispatch keeps the swapped 128x32 kernel (docs/heuristics.md).

@@ -61,6 +61,60 @@ nlohmann::json time_calls(const std::string& op, const std::string& shape, int c
   return row;
 }
 
+// The MoE ops at one token on 8 experts of 1024x1024 (top-2): the grouped gate/up alone, and the
+// whole layer (the permute, both grouped GEMMs, the combine: six launches). Weights are left as
+// allocated: only the host's work is measured.
+struct MoeHostCase {
+  static constexpr std::int64_t kExperts = 8, kTopk = 2, kN = 1024, kK = 1024;
+  testing::GatedProblem expert0{{1, kN, kK}, testing::run_seed()};
+  testing::DeviceBuffer gate_up{kExperts * 2 * kN * kK * 2}, down{kExperts * kK * kN * 2}, offsets{(kExperts + 1) * 4},
+      ids{kTopk * 4}, weights{kTopk * 4}, y{kK * 2}, sorted_x{kTopk * kK * 2}, rows{kTopk * kN * 2}, workspace;
+  GroupedGatedMlpArgs grouped;
+  MoeMlpArgs layer;
+
+  MoeHostCase() {
+    const std::int32_t offsets_host[kExperts + 1] = {0, 1, 1, 1, 2, 2, 2, 2, 2}, ids_host[kTopk] = {0, 3};
+    const float weights_host[kTopk] = {0.5f, 0.5f};
+    offsets.upload(offsets_host, sizeof(offsets_host));
+    ids.upload(ids_host, sizeof(ids_host));
+    weights.upload(weights_host, sizeof(weights_host));
+    PackedGateUp w = expert0.args().w;
+    w.weight = gate_up.data();
+    grouped.gated = expert0.args();
+    grouped.gated.M = kTopk;
+    grouped.gated.w = w;
+    grouped.gated.out = rows.data();
+    grouped.gated.x = sorted_x.data();
+    grouped.experts = kExperts;
+    grouped.expert_offsets = offsets.as<std::int32_t>();
+    grouped.weight_stride = 2 * kN * kK;
+    grouped.max_expert_rows = 1;
+    layer.tokens = 1;
+    layer.experts = kExperts;
+    layer.topk = kTopk;
+    layer.x = expert0.args().x;
+    layer.ldx = kK;
+    layer.topk_ids = ids.as<std::int32_t>();
+    layer.topk_weights = weights.as<float>();
+    layer.gate_up = w;
+    layer.gate_up_stride = 2 * kN * kK;
+    layer.down = down.data();
+    layer.down_stride = kK * kN;
+    layer.y = y.data();
+    layer.ldy = kK;
+    std::size_t grouped_bytes = 0, layer_bytes = 0;
+    throw_if_failed(grouped_gated_mlp_workspace_size(grouped, nullptr, &grouped_bytes));
+    throw_if_failed(moe_mlp_workspace_size(layer, nullptr, &layer_bytes));
+    workspace = testing::DeviceBuffer(std::max<std::size_t>({grouped_bytes, layer_bytes, 1}));
+    grouped.gated.workspace = layer.workspace = workspace.data();
+    grouped.gated.workspace_bytes = grouped_bytes;
+    layer.workspace_bytes = layer_bytes;
+  }
+  static void throw_if_failed(const Status& s) {
+    if (!s.ok()) throw std::runtime_error(s.to_string());
+  }
+};
+
 }  // namespace
 
 nlohmann::json measure_host_cost(int calls) {
@@ -120,6 +174,11 @@ nlohmann::json measure_host_cost(int calls) {
   }, stream);
   lt_row["impl"] = "cublaslt";
   rows.push_back(lt_row);
+  const MoeHostCase moe;
+  rows.push_back(time_calls("grouped_gated", "E8 k2 1024x1024, T 1", calls,
+                            [&](cudaStream_t s) { return grouped_gated_mlp(moe.grouped, s); }, stream));
+  rows.push_back(time_calls("moe_mlp", "E8 k2 1024x1024, T 1", calls,
+                            [&](cudaStream_t s) { return moe_mlp(moe.layer, s); }, stream));
   cudaStreamDestroy(stream);
   return rows;
 }

@@ -1,5 +1,6 @@
-// Host cost of a call: the CPU time epifuse spends in gemm() / gated_mlp() before the launch is
-// queued, over many M = 1 calls (the decode case, where host time can exceed the kernel's).
+// Host cost of a call: the CPU time epifuse spends in gemm() / gated_mlp() (and the MoE ops,
+// grouped_gated_mlp() and moe_mlp()) before the launches are queued, over many one-token calls
+// (the decode case, where host time can exceed the kernel's).
 #pragma once
 
 #include <nlohmann/json.hpp>

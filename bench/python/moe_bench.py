@@ -20,7 +20,8 @@ MOE_MODELS = {"deepseek-v3": (256, 8, 7168, 2048), "qwen2-57b-a14b": (64, 8, 358
 MOE_TOKENS = [1, 8, 64, 256, 1024, 4096]
 ROUTINGS = ["uniform", "zipf", "hot"]
 BF16 = torch.bfloat16
-KERNEL_EPIFUSE = "grouped_gated_mlp: swapped 128x32x128 over experts of <= 64 rows, unswapped 128x256x64 1x2 over the rest"
+KERNEL_EPIFUSE = ("grouped_gated_mlp (max_expert_rows = T): swapped 128x32x128 over experts of <= 64 rows, "
+                  "unswapped 128x256x64 1x2 over the rest (the swapped one alone at T <= 64)")
 KERNEL_TORCH = "torch._grouped_mm on [gate; up] + Triton act·mul"
 
 
@@ -75,7 +76,8 @@ def suite_moe(ceil: dict, seed: int, models: List[str], tokens_list: List[int], 
                 offsets = torch.cat([torch.zeros(1, dtype=torch.int32, device="cuda"), ends])
                 x = torch.randn(rows_total, K, device="cuda", dtype=BF16) * K**-0.5
                 impls = {
-                    "epifuse": (lambda i: epifuse.grouped_gated_mlp(x, packed, offsets), 1),
+                    # An engine knows T, which bounds each expert's rows (k distinct experts per token).
+                    "epifuse": (lambda i: epifuse.grouped_gated_mlp(x, packed, offsets, max_expert_rows=T), 1),
                     "torch_grouped_mm+act": (lambda i: act_mul(torch._grouped_mm(x, w13_t, offs=ends)), 2),
                 }
                 kernels = {"epifuse": KERNEL_EPIFUSE, "torch_grouped_mm+act": KERNEL_TORCH}

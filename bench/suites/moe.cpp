@@ -4,7 +4,7 @@
 // planner catalogue, routings from moe_routing.hpp. Each output is checked on up to 4 experts
 // against fp64 (epifuse by the one-rounding rule, the baselines by theirs), then all are timed
 // interleaved. The baselines take the experts' row counts from the host; epifuse reads them on
-// the device.
+// the device, told only T (which bounds each expert's rows).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -155,6 +155,7 @@ class MoeShapeRun {
     args_.experts = E;
     args_.expert_offsets = offsets_buffer_.as<std::int32_t>();
     args_.weight_stride = static_cast<std::int64_t>(weight_elems());
+    args_.max_expert_rows = s_.M;  // an engine knows T: each token adds at most one row to an expert
     std::size_t bytes = 0;
     throw_if_failed(grouped_gated_mlp_workspace_size(args_, nullptr, &bytes));
     workspace_ = DeviceBuffer(std::max<std::size_t>(bytes, 1));
@@ -209,7 +210,7 @@ class MoeShapeRun {
 
   void add_contenders() {
     const std::int64_t N = m_.N, K = m_.K, total = total_;
-    add(make_row("epifuse", "grouped_gated_mlp"), [this](int, cudaStream_t s) { throw_if_failed(grouped_gated_mlp(args_, s)); },
+    add(make_row("epifuse", "grouped_gated_mlp (max_expert_rows = T)"), [this](int, cudaStream_t s) { throw_if_failed(grouped_gated_mlp(args_, s)); },
         fused_out_, testing::Judge::kFused);
 
     // One cuBLASLt GEMM per non-empty expert (its default heuristic, per row count), then act·mul.

@@ -17,7 +17,7 @@
 // Rules, checked before anything is launched (kInvalidArgument, nothing written otherwise):
 // those of gated_mlp (gated_mlp.hpp) for the call over all T rows (gated.M = T); experts ≥ 1
 // and < 2^31; expert_offsets non-null and 4-byte aligned; weight_stride ≥ 2N·K and a multiple of
-// 8; with a bias, bias_stride ≥ 2N; out must not overlap any expert's weight or bias, the
+// 8; max_expert_rows ≥ 0; with a bias, bias_stride ≥ 2N; out must not overlap any expert's weight or bias, the
 // offsets or the workspace. A forced kernel (gated.kernel) must be a grouped one.
 // Workspace: grouped_gated_mlp_workspace_size() bytes (the experts' shapes and operand pointers
 // for the kernel, and CUTLASS's per-SM descriptors).
@@ -41,6 +41,11 @@ struct GroupedGatedMlpArgs {
   const std::int32_t* expert_offsets = nullptr;  // device, [E + 1]
   std::int64_t weight_stride = 0;                // elements from one expert's packed weight to the next
   std::int64_t bias_stride = 0;                  // floats from one expert's packed bias to the next
+  // Optional: no expert has more rows than this (0: unknown; T bounds it). Dispatch reads it only
+  // to choose kernels (with at most 64, one launch of the few-rows kernel serves every expert), so
+  // an expert past it is still computed correctly, at that kernel's speed. A MoE engine knows T:
+  // each token adds at most one row to an expert.
+  std::int64_t max_expert_rows = 0;
 };
 
 // Checks `args` against the rules above without touching the GPU.

@@ -14,7 +14,7 @@
 // those of gemm (gemm.hpp) for the call over all T rows (gemm.M = T); the epilogue is the cast
 // alone (default Epilogue: alpha 1, no operand, identity, no reduction); experts ≥ 1 and < 2^31;
 // expert_offsets non-null and 4-byte aligned; weight_stride ≥ N·ldb and a multiple of 16 bytes;
-// D must not overlap any expert's weight, the offsets or the workspace. A forced kernel
+// max_expert_rows ≥ 0; D must not overlap any expert's weight, the offsets or the workspace. A forced kernel
 // (gemm.kernel) must be a grouped GEMM one. Workspace: grouped_gemm_workspace_size() bytes.
 #pragma once
 
@@ -35,6 +35,7 @@ struct GroupedGemmArgs {
   std::int64_t experts = 0;                      // E
   const std::int32_t* expert_offsets = nullptr;  // device, [E + 1]
   std::int64_t weight_stride = 0;                // elements from one expert's B to the next
+  std::int64_t max_expert_rows = 0;              // optional, as grouped_gated_mlp.hpp says
 };
 
 // Checks `args` against the rules above without touching the GPU.

@@ -22,7 +22,7 @@ constexpr const char* kOp = "epifuse.grouped_gated_mlp";
 at::Tensor grouped_gated_mlp(const at::Tensor& x, const at::Tensor& packed_weights,
                              const std::optional<at::Tensor>& packed_biases, const at::Tensor& expert_offsets,
                              std::int64_t layout, std::string_view activation, std::optional<double> limit,
-                             double scale) {
+                             double scale, std::int64_t max_expert_rows) {
   const c10::Device device = x.device();
   check_on_cuda(x, kOp, "x");
   check_device(packed_weights, device, kOp, "packed weights");
@@ -70,6 +70,7 @@ at::Tensor grouped_gated_mlp(const at::Tensor& x, const at::Tensor& packed_weigh
   args.expert_offsets = expert_offsets.data_ptr<std::int32_t>();
   args.weight_stride = packed_weights.stride(0);
   args.bias_stride = packed_biases ? packed_biases->stride(0) : 0;
+  args.max_expert_rows = max_expert_rows;
   raise_if_error(validate_grouped_gated_mlp_args(args), kOp);
 
   const c10::cuda::CUDAGuard guard(device);

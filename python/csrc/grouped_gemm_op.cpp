@@ -16,7 +16,8 @@ constexpr const char* kOp = "epifuse.grouped_gemm";
 
 }  // namespace
 
-at::Tensor grouped_gemm(const at::Tensor& x, const at::Tensor& weights, const at::Tensor& expert_offsets) {
+at::Tensor grouped_gemm(const at::Tensor& x, const at::Tensor& weights, const at::Tensor& expert_offsets,
+                        std::int64_t max_expert_rows) {
   const c10::Device device = x.device();
   check_on_cuda(x, kOp, "x");
   check_device(weights, device, kOp, "weights");
@@ -53,6 +54,7 @@ at::Tensor grouped_gemm(const at::Tensor& x, const at::Tensor& weights, const at
   args.experts = experts;
   args.expert_offsets = expert_offsets.data_ptr<std::int32_t>();
   args.weight_stride = weights.stride(0);
+  args.max_expert_rows = max_expert_rows;
   raise_if_error(validate_grouped_gemm_args(args), kOp);
 
   const c10::cuda::CUDAGuard guard(device);

@@ -21,15 +21,16 @@ at::Tensor gated_mlp(const at::Tensor& x, const at::Tensor& packed_weight, const
                      std::int64_t layout, std::string_view activation, std::optional<double> limit, double scale);
 
 // x [T, K] with rows grouped by expert, packed_weights [E, 2N, K], packed_biases fp32 [E, 2N],
-// expert_offsets int32 [E + 1] on the device.
+// expert_offsets int32 [E + 1] on the device; max_expert_rows as GroupedGatedMlpArgs takes it.
 at::Tensor grouped_gated_mlp(const at::Tensor& x, const at::Tensor& packed_weights,
                              const std::optional<at::Tensor>& packed_biases, const at::Tensor& expert_offsets,
                              std::int64_t layout, std::string_view activation, std::optional<double> limit,
-                             double scale);
+                             double scale, std::int64_t max_expert_rows);
 
 // x [T, K] with rows grouped by expert, weights [E, N, K] (nn.Linear layout), expert_offsets int32
-// [E + 1] on the device.
-at::Tensor grouped_gemm(const at::Tensor& x, const at::Tensor& weights, const at::Tensor& expert_offsets);
+// [E + 1] on the device; max_expert_rows as GroupedGemmArgs takes it.
+at::Tensor grouped_gemm(const at::Tensor& x, const at::Tensor& weights, const at::Tensor& expert_offsets,
+                        std::int64_t max_expert_rows);
 
 // x [T, K], topk_ids int32 and topk_weights fp32 [T, k], gate_up [E, 2N, K] packed per expert, down
 // [E, K, N], add [T, K] or none; returns a fresh y [T, K].

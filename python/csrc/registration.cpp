@@ -53,9 +53,9 @@ TORCH_LIBRARY(epifuse, m) {
       tags);
   m.def(
       "grouped_gated_mlp(Tensor x, Tensor packed_weights, Tensor? packed_biases, Tensor expert_offsets, int layout, "
-      "str activation=\"swiglu\", float? limit=None, float scale=1.0) -> Tensor",
+      "str activation=\"swiglu\", float? limit=None, float scale=1.0, int max_expert_rows=0) -> Tensor",
       tags);
-  m.def("grouped_gemm(Tensor x, Tensor weights, Tensor expert_offsets) -> Tensor", tags);
+  m.def("grouped_gemm(Tensor x, Tensor weights, Tensor expert_offsets, int max_expert_rows=0) -> Tensor", tags);
   m.def(
       "moe_mlp(Tensor x, Tensor topk_ids, Tensor topk_weights, Tensor packed_gate_up, Tensor down, int layout, "
       "str activation=\"swiglu\", float? limit=None, float scale=1.0, Tensor? add=None) -> Tensor",

@@ -26,7 +26,7 @@ def _gated_mlp(x, packed_weight, packed_bias, layout, activation="swiglu", limit
 
 @torch.library.register_fake("epifuse::grouped_gated_mlp")
 def _grouped_gated_mlp(x, packed_weights, packed_biases, expert_offsets, layout, activation="swiglu", limit=None,
-                       scale=1.0):
+                       scale=1.0, max_expert_rows=0):
     op = "epifuse.grouped_gated_mlp"
     _check(x.dim() == 2, op, f"x must be 2-D [T, K], not {list(x.shape)}")
     _check(packed_weights.dim() == 3 and packed_weights.shape[1] % 2 == 0, op,
@@ -40,7 +40,7 @@ def _grouped_gated_mlp(x, packed_weights, packed_biases, expert_offsets, layout,
 
 
 @torch.library.register_fake("epifuse::grouped_gemm")
-def _grouped_gemm(x, weights, expert_offsets):
+def _grouped_gemm(x, weights, expert_offsets, max_expert_rows=0):
     op = "epifuse.grouped_gemm"
     _check(x.dim() == 2, op, f"x must be 2-D [T, K], not {list(x.shape)}")
     _check(weights.dim() == 3, op, f"the weights must be [E, N, K], not {list(weights.shape)}")

@@ -66,7 +66,7 @@ def gated_mlp(x: torch.Tensor, packed: PackedGateUp, activation: str = "swiglu",
 
 def grouped_gated_mlp(x: torch.Tensor, packed_weights: torch.Tensor, expert_offsets: torch.Tensor,
                       packed_biases: Optional[torch.Tensor] = None, activation: str = "swiglu",
-                      limit: Optional[float] = None, scale: float = 1.0) -> torch.Tensor:
+                      limit: Optional[float] = None, scale: float = 1.0, max_expert_rows: int = 0) -> torch.Tensor:
     """Every expert's fused gated MLP in one launch: rows [offsets[e], offsets[e+1]) of x [T, K]
     (grouped by expert, as a MoE permute leaves them) through expert e's packed weight.
 
@@ -75,12 +75,17 @@ def grouped_gated_mlp(x: torch.Tensor, packed_weights: torch.Tensor, expert_offs
     expert_offsets int32 [E + 1] on x's device, read on the device only (no synchronisation, CUDA
     graphs follow the routing of each replay). Offsets out of range are clamped to a running
     maximum inside [0, T]; rows of no expert are left unwritten. Returns [T, N].
+
+    max_expert_rows: optional, no expert has more rows than this (0: unknown). A MoE engine knows
+    its token count bounds it; with at most 64 one kernel launch serves every expert. It only
+    chooses kernels: an expert past a wrong bound is still computed, more slowly.
     """
     return torch.ops.epifuse.grouped_gated_mlp(x, packed_weights, packed_biases, expert_offsets, GATE_UP_BLOCKS8,
-                                               activation, limit, scale)
+                                               activation, limit, scale, max_expert_rows)
 
 
-def grouped_gemm(x: torch.Tensor, weights: torch.Tensor, expert_offsets: torch.Tensor) -> torch.Tensor:
+def grouped_gemm(x: torch.Tensor, weights: torch.Tensor, expert_offsets: torch.Tensor,
+                 max_expert_rows: int = 0) -> torch.Tensor:
     """Every expert's GEMM in one launch: out[r] = x[r]·weights[e]ᵀ, rounded once, for the rows r in
     [offsets[e], offsets[e+1]) of x [T, K] (grouped by expert, as a MoE permute leaves them).
 
@@ -88,9 +93,10 @@ def grouped_gemm(x: torch.Tensor, weights: torch.Tensor, expert_offsets: torch.T
     contiguous, x's dtype, each expert's in nn.Linear layout (a MoE down projection);
     expert_offsets int32 [E + 1] on x's device, read on the device only (no synchronisation, CUDA
     graphs follow the routing of each replay). Offsets out of range are clamped to a running
-    maximum inside [0, T]; rows of no expert are left unwritten. Returns [T, N].
+    maximum inside [0, T]; rows of no expert are left unwritten. Returns [T, N]. max_expert_rows
+    as grouped_gated_mlp takes it.
     """
-    return torch.ops.epifuse.grouped_gemm(x, weights, expert_offsets)
+    return torch.ops.epifuse.grouped_gemm(x, weights, expert_offsets, max_expert_rows)
 
 
 def moe_mlp(x: torch.Tensor, topk_ids: torch.Tensor, topk_weights: torch.Tensor, packed_gate_up: torch.Tensor,

@@ -21,8 +21,9 @@ def test_schemas_are_registered_and_pt2_compliant():
                      "str activation=\"swiglu\", float? limit=None, float scale=1.) -> Tensor",
         "grouped_gated_mlp": "epifuse::grouped_gated_mlp(Tensor x, Tensor packed_weights, Tensor? packed_biases, "
                              "Tensor expert_offsets, int layout, str activation=\"swiglu\", float? limit=None, "
-                             "float scale=1.) -> Tensor",
-        "grouped_gemm": "epifuse::grouped_gemm(Tensor x, Tensor weights, Tensor expert_offsets) -> Tensor",
+                             "float scale=1., int max_expert_rows=0) -> Tensor",
+        "grouped_gemm": "epifuse::grouped_gemm(Tensor x, Tensor weights, Tensor expert_offsets, "
+                        "int max_expert_rows=0) -> Tensor",
         "moe_mlp": "epifuse::moe_mlp(Tensor x, Tensor topk_ids, Tensor topk_weights, Tensor packed_gate_up, "
                    "Tensor down, int layout, str activation=\"swiglu\", float? limit=None, float scale=1., "
                    "Tensor? add=None) -> Tensor",

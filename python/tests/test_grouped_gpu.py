@@ -32,17 +32,18 @@ def check_experts(out, x, counts, gates, ups, biases, activation):
         start += n
 
 
-@pytest.mark.parametrize("counts,activation,bias", [
-    ([0, 1, 37, 200, 0, 3, 129, 64], "swiglu", True),   # ragged, empty experts: the unswapped kernel
-    ([5, 0, 2, 1, 0, 0, 7, 1], "geglu_tanh", False),    # a few rows each: the swapped kernel
-    ([0, 0, 300, 0], "reglu", True),                     # every row on one expert
+@pytest.mark.parametrize("counts,activation,bias,max_expert_rows", [
+    ([0, 1, 37, 200, 0, 3, 129, 64], "swiglu", True, 0),   # ragged, empty experts: the unswapped kernel
+    ([5, 0, 2, 1, 0, 0, 7, 1], "geglu_tanh", False, 0),    # a few rows each: the swapped kernel
+    ([0, 0, 300, 0], "reglu", True, 0),                     # every row on one expert
+    ([0, 1, 37, 200, 0, 3, 129, 64], "swiglu", True, 64),  # a bound two experts break: still computed
 ])
-def test_grouped_matches_each_experts_reference(generator, counts, activation, bias):
+def test_grouped_matches_each_experts_reference(generator, counts, activation, bias, max_expert_rows):
     N, K = 1000, 520
     gates, ups, biases, weights, packed_biases = experts(generator, len(counts), N, K, bias)
     x = random_matrix((sum(counts), K), BF16, generator, K**-0.5).cuda()
     offsets = torch.tensor([0] + list(torch.tensor(counts).cumsum(0)), dtype=torch.int32, device="cuda")
-    out = epifuse.grouped_gated_mlp(x, weights, offsets, packed_biases, activation)
+    out = epifuse.grouped_gated_mlp(x, weights, offsets, packed_biases, activation, max_expert_rows=max_expert_rows)
     assert out.shape == (sum(counts), N)
     check_experts(out, x, counts, gates, ups, biases, activation)
 

@@ -20,17 +20,18 @@ def offsets_of(counts):
     return torch.tensor([0] + list(torch.tensor(counts).cumsum(0)), dtype=torch.int32, device="cuda")
 
 
-@pytest.mark.parametrize("counts,N,K", [
-    ([0, 1, 37, 200, 0, 3, 129, 64], 264, 520),  # ragged, empty experts, N and K off the tile
-    ([5, 0, 2, 1, 0, 0, 7, 1], 512, 256),        # a few rows each: the swapped kernel
-    ([0, 0, 0, 1], 256, 384),                    # T = 1
-    ([0, 300] + [0] * 14, 256, 512),             # one hot expert of 16
+@pytest.mark.parametrize("counts,N,K,max_expert_rows", [
+    ([0, 1, 37, 200, 0, 3, 129, 64], 264, 520, 0),  # ragged, empty experts, N and K off the tile
+    ([5, 0, 2, 1, 0, 0, 7, 1], 512, 256, 0),        # a few rows each: the swapped kernel
+    ([0, 0, 0, 1], 256, 384, 0),                    # T = 1
+    ([0, 300] + [0] * 14, 256, 512, 0),             # one hot expert of 16
+    ([0, 300] + [0] * 14, 256, 512, 8),             # a bound the hot expert breaks: still computed
 ])
-def test_grouped_gemm_matches_each_experts_reference(generator, counts, N, K):
+def test_grouped_gemm_matches_each_experts_reference(generator, counts, N, K, max_expert_rows):
     weights = random_matrix((len(counts), N, K), BF16, generator).cuda()
     x = random_matrix((sum(counts), K), BF16, generator, K**-0.5).cuda()
     torch.full((sum(counts) * N,), float("nan"), device="cuda", dtype=BF16)  # a freed NaN block the output may take
-    out = epifuse.grouped_gemm(x, weights, offsets_of(counts))
+    out = epifuse.grouped_gemm(x, weights, offsets_of(counts), max_expert_rows)
     assert out.shape == (sum(counts), N) and out.dtype == BF16
     start = 0
     for e, n in enumerate(counts):

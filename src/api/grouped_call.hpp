@@ -68,6 +68,15 @@ Status grouped_workspace_bytes(const char* op, const Args& args, cudaStream_t st
   return Status::success();
 }
 
+// Enqueues the planned launches in turn.
+template <class Args>
+Status run_grouped(const std::vector<GroupedPart<Args>>& parts, const Args& args, cudaStream_t stream) {
+  for (const GroupedPart<Args>& part : parts) {
+    if (Status s = part.launcher->run(args, part.plan, stream); !s.ok()) return s;
+  }
+  return Status::success();
+}
+
 template <class Args>
 Status launch_grouped(const char* op, const Args& args, cudaStream_t stream) {
   if (Status s = validate(args); !s.ok() || all_rows(args).M == 0) return s;
@@ -76,10 +85,7 @@ Status launch_grouped(const char* op, const Args& args, cudaStream_t stream) {
   if (Status s = plan_grouped(op, args, stream, &parts, &needed); !s.ok()) return s;
   const auto& rows = all_rows(args);
   if (Status s = check_workspace(op, needed, rows.workspace, rows.workspace_bytes); !s.ok()) return s;
-  for (const GroupedPart<Args>& part : parts) {
-    if (Status s = part.launcher->run(args, part.plan, stream); !s.ok()) return s;
-  }
-  return Status::success();
+  return run_grouped(parts, args, stream);
 }
 
 }  // namespace epifuse::detail

@@ -11,6 +11,7 @@
 #include "epifuse/grouped_gated_mlp.hpp"
 #include "epifuse/grouped_gemm.hpp"
 #include "moe/routing.hpp"
+#include "validate/pointer_check.hpp"
 
 namespace epifuse {
 namespace {
@@ -79,6 +80,7 @@ GroupedGatedMlpArgs gated_call(const MoeMlpArgs& a, const Layout& l, std::size_t
   g.experts = a.experts;
   g.expert_offsets = l.routing.offsets;
   g.weight_stride = a.gate_up_stride;
+  g.max_expert_rows = a.tokens;  // one row per token, unless a token repeats an expert
   return g;
 }
 
@@ -100,26 +102,35 @@ GroupedGemmArgs down_call(const MoeMlpArgs& a, const Layout& l, std::size_t grou
   d.experts = a.experts;
   d.expert_offsets = l.routing.offsets;
   d.weight_stride = a.down_stride;
+  d.max_expert_rows = a.tokens;
   return d;
 }
 
-// For validated args with T > 0: the workspace's layout at `base` and the bytes it needs.
-Status plan(const MoeMlpArgs& a, cudaStream_t stream, void* base, Layout* l, std::size_t* bytes) {
+// The workspace's layout, the two grouped calls' launches and the bytes they all need.
+struct Plan {
   const detail::DeviceCaps* caps = nullptr;
-  if (Status s = detail::stream_device_caps(stream, &caps); !s.ok()) return s;
-  if (Status s = layout(a, base, l); !s.ok()) return s;
+  Layout layout;
+  std::vector<detail::GroupedPart<GroupedGatedMlpArgs>> gated;
+  std::vector<detail::GroupedPart<GroupedGemmArgs>> down;
+  std::size_t bytes = 0;
+};
+
+// For validated args with T > 0, the workspace at `base` (null for a size query).
+Status plan(const MoeMlpArgs& a, cudaStream_t stream, void* base, Plan* p) {
+  if (Status s = detail::stream_device_caps(stream, &p->caps); !s.ok()) return s;
+  const detail::DeviceCaps* caps = p->caps;
+  if (Status s = layout(a, base, &p->layout); !s.ok()) return s;
   std::size_t gated_bytes = 0, down_bytes = 0;
-  std::vector<detail::GroupedPart<GroupedGatedMlpArgs>> gated_parts;
-  std::vector<detail::GroupedPart<GroupedGemmArgs>> down_parts;
-  if (Status s = detail::plan_grouped_on("moe_mlp (gate/up)", gated_call(a, *l, 0), *caps, &gated_parts, &gated_bytes);
+  if (Status s = detail::plan_grouped_on("moe_mlp (gate/up)", gated_call(a, p->layout, 0), *caps, &p->gated,
+                                         &gated_bytes);
       !s.ok()) {
     return s;
   }
-  if (Status s = detail::plan_grouped_on("moe_mlp (down)", down_call(a, *l, 0), *caps, &down_parts, &down_bytes);
+  if (Status s = detail::plan_grouped_on("moe_mlp (down)", down_call(a, p->layout, 0), *caps, &p->down, &down_bytes);
       !s.ok()) {
     return s;
   }
-  *bytes = l->grouped_offset + std::max(gated_bytes, down_bytes);
+  p->bytes = p->layout.grouped_offset + std::max(gated_bytes, down_bytes);
   return Status::success();
 }
 
@@ -129,8 +140,10 @@ Status moe_mlp_workspace_size(const MoeMlpArgs& args, cudaStream_t stream, std::
   if (bytes == nullptr) return Status::invalid_argument("moe_mlp_workspace_size: bytes is null");
   *bytes = 0;
   if (Status s = validate_moe_mlp_args(args); !s.ok() || args.tokens == 0) return s;
-  Layout l;
-  return plan(args, stream, nullptr, &l, bytes);
+  Plan p;
+  if (Status s = plan(args, stream, nullptr, &p); !s.ok()) return s;
+  *bytes = p.bytes;
+  return Status::success();
 }
 
 Status moe_mlp(const MoeMlpArgs& args, cudaStream_t stream) {
@@ -142,10 +155,10 @@ Status moe_mlp(const MoeMlpArgs& args, cudaStream_t stream) {
     }
     return Status::success();
   }
-  Layout l;
-  std::size_t needed = 0;
-  if (Status s = plan(args, stream, args.workspace, &l, &needed); !s.ok()) return s;
-  if (Status s = detail::check_workspace(kOp, needed, args.workspace, args.workspace_bytes); !s.ok()) return s;
+  Plan p;
+  if (Status s = plan(args, stream, args.workspace, &p); !s.ok()) return s;
+  if (Status s = detail::check_workspace(kOp, p.bytes, args.workspace, args.workspace_bytes); !s.ok()) return s;
+  const Layout& l = p.layout;
   const std::size_t grouped_bytes = args.workspace_bytes - l.grouped_offset;
   const GroupedGatedMlpArgs gated = gated_call(args, l, grouped_bytes);
   const GroupedGemmArgs down = down_call(args, l, grouped_bytes);
@@ -153,14 +166,19 @@ Status moe_mlp(const MoeMlpArgs& args, cudaStream_t stream) {
   for (Status s : {validate_grouped_gated_mlp_args(gated), validate_grouped_gemm_args(down)}) {
     if (!s.ok()) return Status(s.code(), "moe_mlp: " + s.message());
   }
+  if (detail::pointer_check_enabled()) {
+    for (const auto& pointers : {detail::operand_pointers(gated), detail::operand_pointers(down)}) {
+      if (Status s = detail::check_device_pointers(kOp, pointers, p.caps->device); !s.ok()) return s;
+    }
+  }
   const std::int64_t K = args.gate_up.K;
   if (Status s = detail::moe_permute(l.routing, args.topk_ids, args.tokens, args.topk, args.experts, args.x, args.ldx,
                                      K, args.dtype, l.x_sorted, args.dropped, stream);
       !s.ok()) {
     return s;
   }
-  if (Status s = detail::launch_grouped("moe_mlp (gate/up)", gated, stream); !s.ok()) return s;
-  if (Status s = detail::launch_grouped("moe_mlp (down)", down, stream); !s.ok()) return s;
+  if (Status s = detail::run_grouped(p.gated, gated, stream); !s.ok()) return s;
+  if (Status s = detail::run_grouped(p.down, down, stream); !s.ok()) return s;
   return detail::moe_combine(l.expert_out, K, l.routing.rows, args.topk_weights, args.tokens, args.topk, args.add,
                              args.ld_add, args.y, args.ldy, args.dtype, stream);
 }

@@ -26,6 +26,9 @@ Status check_grouping(const GroupedGatedMlpArgs& args) {
     return invalid("weight_stride (" + std::to_string(args.weight_stride) +
                    ") must be a multiple of 8 and at least one packed weight, 2N·K = " + std::to_string(2 * w.N * w.K));
   }
+  if (args.max_expert_rows < 0) {
+    return invalid("max_expert_rows (" + std::to_string(args.max_expert_rows) + ") must be >= 0 (0: unknown)");
+  }
   if (w.bias != nullptr && args.bias_stride < 2 * w.N) {
     return invalid("bias_stride (" + std::to_string(args.bias_stride) + ") must be at least one packed bias, 2N = " +
                    std::to_string(2 * w.N));

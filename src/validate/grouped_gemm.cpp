@@ -31,6 +31,9 @@ Status check_grouping(const GroupedGemmArgs& args) {
     return invalid("weight_stride (" + std::to_string(args.weight_stride) + ") must be a multiple of " +
                    std::to_string(per_16_bytes) + " and at least one weight, N·ldb = " + std::to_string(g.N * g.ldb));
   }
+  if (args.max_expert_rows < 0) {
+    return invalid("max_expert_rows (" + std::to_string(args.max_expert_rows) + ") must be >= 0 (0: unknown)");
+  }
   if (g.kernel && g.kernel->key.grouping != Grouping::kGrouped) {
     return invalid("forced kernel '" + name(g.kernel->key) + "' is not a grouped kernel");
   }

@@ -25,11 +25,13 @@ struct GroupedCase {
   GatedActivation activation = GatedActivation::kSwiGLU;
   bool bias = true;
   std::string kernel;  // forced by name; empty: dispatch
+  std::int64_t max_expert_rows = 0;  // the caller's bound (0: none); it may be wrong
 
   std::string name() const {
     std::string s = "E" + std::to_string(rows.size()) + "_T" +
                     std::to_string(std::accumulate(rows.begin(), rows.end(), std::int64_t{0})) + "_N" +
                     std::to_string(N) + "_K" + std::to_string(K) + "_" + to_string(activation) + (bias ? "_bias" : "");
+    if (max_expert_rows > 0) s += "_bound" + std::to_string(max_expert_rows);
     return kernel.empty() ? s : s + "_" + kernel;
   }
 };
@@ -86,6 +88,7 @@ class GroupedProblem {
     args_.expert_offsets = offsets_buffer_.as<std::int32_t>();
     args_.weight_stride = static_cast<std::int64_t>(weight);
     args_.bias_stride = 2 * c.N;
+    args_.max_expert_rows = c.max_expert_rows;
     std::size_t bytes = 0;
     const Status s = grouped_gated_mlp_workspace_size(args_, nullptr, &bytes);
     if (!s.ok()) throw std::runtime_error("workspace query: " + s.to_string());
@@ -163,6 +166,10 @@ std::vector<GroupedCase> cases() {
   }
   out.push_back({{5, 9, 0, 17, 2, 1, 33, 8, 4, 0, 11, 7, 3, 6, 2, 1}, 2048, 7168, GatedActivation::kSwiGLU, false, ""});
   out.push_back({{1100, 950}, 1024, 4096, GatedActivation::kGeGLUErf, true, ""});
+  // A bound of 64 rows per expert runs the few-rows kernel alone: right where it holds, and where
+  // experts of 129 and 200 rows break it.
+  out.push_back({{5, 9, 0, 17, 2, 1, 33, 8}, 1000, 520, GatedActivation::kSwiGLU, true, "", 64});
+  out.push_back({ragged, 1000, 520, GatedActivation::kSwiGLU, true, "", 64});
   return out;
 }
 

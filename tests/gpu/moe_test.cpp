@@ -68,12 +68,14 @@ struct GroupedGemmCase {
   std::vector<std::int32_t> rows;  // per expert
   std::int64_t N = 1000, K = 520;
   std::string kernel;  // forced by name; empty: dispatch
+  std::int64_t max_expert_rows = 0;  // the caller's bound (0: none); it may be wrong
 
   std::string name() const {
     std::int64_t T = 0;
     for (auto r : rows) T += r;
     return "E" + std::to_string(rows.size()) + "_T" + std::to_string(T) + "_N" + std::to_string(N) + "_K" +
-           std::to_string(K) + (kernel.empty() ? "" : "_" + kernel);
+           std::to_string(K) + (max_expert_rows > 0 ? "_bound" + std::to_string(max_expert_rows) : "") +
+           (kernel.empty() ? "" : "_" + kernel);
   }
 };
 
@@ -105,6 +107,7 @@ class GroupedGemmProblem {
     args_.experts = E;
     args_.expert_offsets = offsets_buf_.as<std::int32_t>();
     args_.weight_stride = c.N * c.K;
+    args_.max_expert_rows = c.max_expert_rows;
     std::size_t bytes = 0;
     EXPECT_TRUE(grouped_gemm_workspace_size(args_, nullptr, &bytes).ok());
     workspace_ = DeviceBuffer(std::max<std::size_t>(bytes, 16));
@@ -183,6 +186,7 @@ std::vector<GroupedGemmCase> grouped_gemm_cases() {
   out.push_back({ragged, 520, 1000, ""});
   out.push_back({{5, 9, 0, 17, 2, 1, 33, 8, 4, 0, 11, 7, 3, 6, 2, 1}, 7168, 256, ""});  // a down projection
   out.push_back({{0, 700, 0}, 4096, 1024, ""});                                        // one hot expert
+  out.push_back({ragged, 520, 1000, "", 64});  // a bound of 64 that experts of 129 and 200 rows break
   return out;
 }
 

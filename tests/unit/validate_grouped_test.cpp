@@ -58,6 +58,7 @@ TEST(ValidateGroupedGatedMlp, RejectsEachBrokenRuleWithItsMessage) {
        [](auto& a) { a.weight_stride = 8; }},
       {"weight_stride (1040004)", [](auto& a) { a.weight_stride = 2 * 1000 * 520 + 4; }},
       {"bias_stride (1999) must be at least one packed bias", [](auto& a) { a.bias_stride = 1999; }},
+      {"max_expert_rows (-5) must be >= 0", [](auto& a) { a.max_expert_rows = -5; }},
       {"over all T rows, gated_mlp: N (992) does not match", [](auto& a) { a.gated.N = 992; }},
       {"out overlaps the weights",
        [](auto& a) { a.gated.out = const_cast<void*>(at(0x20000000 + 7 * 2 * 1000 * 520 * 2)); }},
@@ -80,8 +81,9 @@ detail::DeviceCaps h200() {
 }
 
 // Without a forced kernel a call runs two grouped kernels: the swapped one over experts of at most
-// 64 rows, the unswapped one of the widest tile over the rest (only the swapped one when the call
-// has at most 64 rows), each rastered along the rows; a forced one runs every expert.
+// 64 rows, the unswapped one of the widest tile over the rest (only the swapped one, over every
+// expert, when the call has at most 64 rows or the caller bounds each expert's rows by 64), each
+// rastered along the rows; a forced one runs every expert.
 TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   std::vector<detail::GroupedLaunch> launches;
   ASSERT_TRUE(detail::select(valid_args(), h200(), detail::kernel_table(), &launches).ok());
@@ -103,6 +105,14 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   ASSERT_TRUE(detail::select(few_rows, h200(), detail::kernel_table(), &launches).ok());
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_TRUE(launches[0].choice.key.swap_ab);
+  EXPECT_EQ(launches[0].rows_max, INT32_MAX);
+
+  GroupedGatedMlpArgs bounded = valid_args();  // 434 rows, none on an expert past 64
+  for (const std::int64_t bound : {64, 65}) {
+    bounded.max_expert_rows = bound;
+    ASSERT_TRUE(detail::select(bounded, h200(), detail::kernel_table(), &launches).ok());
+    EXPECT_EQ(launches.size(), bound == 64 ? 1u : 2u) << "max_expert_rows " << bound;
+  }
 
   GroupedGatedMlpArgs forced = valid_args();
   forced.gated.kernel = KernelChoice{unswapped};

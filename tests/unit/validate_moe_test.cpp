@@ -66,6 +66,7 @@ TEST(ValidateGroupedGemm, RejectsEachBrokenRuleWithItsMessage) {
        {"weight_stride (519992) must be a multiple of 8 and at least one weight",
         [](auto& a) { a.weight_stride = 1000 * 520 - 8; }},
        {"weight_stride (520004)", [](auto& a) { a.weight_stride = 1000 * 520 + 4; }},
+       {"max_expert_rows (-1) must be >= 0", [](auto& a) { a.max_expert_rows = -1; }},
        {"over all T rows, gemm:", [](auto& a) { a.gemm.lda = 100; }},
        {"D overlaps the weights", [](auto& a) { a.gemm.D = at(0x20000000 + 7 * 1000 * 520 * 2); }},
        {"D overlaps expert_offsets", [](auto& a) { a.expert_offsets = static_cast<const std::int32_t*>(a.gemm.D); }}});
@@ -84,6 +85,13 @@ TEST(GroupedGemmHeuristics, RunsTheSwappedAndUnswappedGroupedGemmKernels) {
   }
   EXPECT_TRUE(launches[0].choice.key.swap_ab);
   EXPECT_EQ(launches[1].rows_min, 65);
+
+  GroupedGemmArgs bounded = valid_grouped_gemm();  // the caller knows no expert has more than 64 rows
+  bounded.max_expert_rows = 64;
+  ASSERT_TRUE(detail::select(bounded, caps, detail::kernel_table(), &launches).ok());
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_TRUE(launches[0].choice.key.swap_ab);
+  EXPECT_EQ(launches[0].rows_max, INT32_MAX) << "an expert past a wrong bound is still computed";
 
   GemmArgs dense = valid_grouped_gemm().gemm;  // a grouped kernel is not the dense op's
   dense.kernel = KernelChoice{launches[0].choice.key};

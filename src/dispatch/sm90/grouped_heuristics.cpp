@@ -11,6 +11,7 @@
 // table.
 // Swapped against unswapped 128x128 (grouped-probe-b1d9340.log): about 32 rows per expert 3529
 // against 4287 µs; every row on 8 of 256 experts (1024 each), 1817 against 744.
+#include <algorithm>
 #include <string>
 
 #include "dispatch/sm90/heuristics.hpp"
@@ -36,8 +37,14 @@ KernelChoice rows_first(const KernelKey& k) {
   return {k, k.swap_ab ? RasterOrder::kAlongN : RasterOrder::kAlongM};
 }
 
-// The launches of a grouped call of `rows` rows in all among the grouped `op` kernels of the types.
-Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std::int64_t rows,
+// The most rows any expert of a call of `rows` rows can have: the caller's bound, if it gave one.
+std::int64_t expert_rows_bound(std::int64_t rows, std::int64_t max_expert_rows) {
+  return max_expert_rows > 0 ? std::min(rows, max_expert_rows) : rows;
+}
+
+// The launches of a grouped call among the grouped `op` kernels of the types, no expert having more
+// than `expert_rows_max` rows.
+Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std::int64_t expert_rows_max,
                       const std::vector<KernelKey>& candidates, std::vector<GroupedLaunch>* launches) {
   const KernelKey* swapped = nullptr;
   const KernelKey* unswapped = nullptr;  // of the widest cluster tile
@@ -51,10 +58,11 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std
       unswapped = &k;
     }
   }
-  // With at most 64 rows in all, no expert can have more: the unswapped launch would have no rows
-  // (it cost 8-18 µs at 8 rows, the probe's 1-token rows, where the swapped kernel ran 134 µs).
-  if (swapped != nullptr && rows <= kSwappedRowsMax) {
-    launches->push_back({rows_first(*swapped), 1, kSwappedRowsMax});
+  // When no expert can have more than 64 rows the unswapped launch would have none (it cost 8-18 µs
+  // at 8 rows, the probe's 1-token rows, where the swapped kernel ran 134 µs). The swapped launch
+  // then takes every expert, so that one past a caller's wrong bound is still computed.
+  if (swapped != nullptr && expert_rows_max <= kSwappedRowsMax) {
+    launches->push_back({rows_first(*swapped)});
   } else if (swapped != nullptr && unswapped != nullptr) {
     launches->push_back({rows_first(*swapped), 1, kSwappedRowsMax});
     launches->push_back({rows_first(*unswapped), kSwappedRowsMax + 1, INT32_MAX});
@@ -72,14 +80,15 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std
 Status choose(const GroupedGemmArgs& args, const DeviceCaps&, const std::vector<KernelKey>& candidates,
               std::vector<GroupedLaunch>* launches) {
   const GemmArgs& g = args.gemm;
-  return choose_grouped("grouped_gemm", Op::kGemm, g.a_dtype, g.b_dtype, g.d_dtype, g.M, candidates, launches);
+  return choose_grouped("grouped_gemm", Op::kGemm, g.a_dtype, g.b_dtype, g.d_dtype,
+                        expert_rows_bound(g.M, args.max_expert_rows), candidates, launches);
 }
 
 Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps&, const std::vector<KernelKey>& candidates,
               std::vector<GroupedLaunch>* launches) {
   const GatedMlpArgs& g = args.gated;
-  return choose_grouped("grouped_gated_mlp", Op::kGatedMlp, g.x_dtype, g.w.dtype, g.out_dtype, g.M, candidates,
-                        launches);
+  return choose_grouped("grouped_gated_mlp", Op::kGatedMlp, g.x_dtype, g.w.dtype, g.out_dtype,
+                        expert_rows_bound(g.M, args.max_expert_rows), candidates, launches);
 }
 
 }  // namespace epifuse::detail::sm90
