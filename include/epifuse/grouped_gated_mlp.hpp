@@ -17,8 +17,9 @@
 // Rules, checked before anything is launched (kInvalidArgument, nothing written otherwise):
 // those of gated_mlp (gated_mlp.hpp) for the call over all T rows (gated.M = T); experts ≥ 1
 // and < 2^31; expert_offsets non-null and 4-byte aligned; weight_stride ≥ 2N·K and a multiple of
-// 8; max_expert_rows ≥ 0; with a bias, bias_stride ≥ 2N; out must not overlap any expert's weight or bias, the
-// offsets or the workspace. A forced kernel (gated.kernel) must be a grouped one.
+// 8; max_expert_rows ≥ 0; with a bias, bias_stride ≥ 2N; out must not overlap any expert's
+// weight or bias, the offsets or the workspace. A forced kernel (gated.kernel) must be a grouped
+// one.
 // Workspace: grouped_gated_mlp_workspace_size() bytes (the experts' shapes and operand pointers
 // for the kernel, and CUTLASS's per-SM descriptors).
 #pragma once

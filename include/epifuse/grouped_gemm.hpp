@@ -14,8 +14,9 @@
 // those of gemm (gemm.hpp) for the call over all T rows (gemm.M = T); the epilogue is the cast
 // alone (default Epilogue: alpha 1, no operand, identity, no reduction); experts ≥ 1 and < 2^31;
 // expert_offsets non-null and 4-byte aligned; weight_stride ≥ N·ldb and a multiple of 16 bytes;
-// max_expert_rows ≥ 0; D must not overlap any expert's weight, the offsets or the workspace. A forced kernel
-// (gemm.kernel) must be a grouped GEMM one. Workspace: grouped_gemm_workspace_size() bytes.
+// max_expert_rows ≥ 0; D must not overlap any expert's weight, the offsets or the workspace. A
+// forced kernel (gemm.kernel) must be a grouped GEMM one. Workspace: grouped_gemm_workspace_size()
+// bytes.
 #pragma once
 
 #include <cstddef>
