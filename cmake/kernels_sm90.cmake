@@ -78,6 +78,11 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB 
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB EPILOGUE cast GROUPING grouped)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 EPILOGUE cast GROUPING grouped)
+# Trial: swapped tiles one 160- or 208-row tile wide, for experts of 65 to 208 rows (probe).
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB GROUPING grouped)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 SWAP_AB GROUPING grouped)
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB EPILOGUE cast GROUPING grouped)
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 SWAP_AB EPILOGUE cast GROUPING grouped)
 # Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. Forced
 # only: dispatch keeps the swapped 128x32 kernel (docs/heuristics.md).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)

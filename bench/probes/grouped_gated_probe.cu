@@ -6,7 +6,9 @@
 // Weights hold a constant (timing only; correctness is the GPU suite's). Prints one line per
 // shape and implementation: median µs, the touched experts' weight bytes over that time, and that
 // rate as a share of the measured read bandwidth.
-//   epifuse-grouped-probe [model ...]   models: deepseek-v3 qwen2-57b mixtral (default: all)
+//   epifuse-grouped-probe [--tokens T,T,...] [--rows-first] [model ...]
+//   models: deepseek-v3 qwen2-57b mixtral (default: all); tokens default 1,8,64,256,1024,4096;
+//   --rows-first forces each kernel only under the raster order dispatch gives it.
 #include <algorithm>
 #include <cstdio>
 #include <cstdint>
@@ -32,7 +34,7 @@ struct Model {
 };
 constexpr Model kModels[] = {{"deepseek-v3", 256, 8, 2048, 7168}, {"qwen2-57b", 64, 8, 2560, 3584},
                              {"mixtral", 8, 2, 14336, 4096}};
-constexpr int kTokens[] = {1, 8, 64, 256, 1024, 4096};
+constexpr int kDefaultTokens[] = {1, 8, 64, 256, 1024, 4096};
 using epifuse::bench::kRoutings;
 using epifuse::bench::Routing;
 using epifuse::bench::to_string;
@@ -95,10 +97,41 @@ double read_bandwidth_gbps() {
   return static_cast<double>(bytes) / us / 1e3;
 }
 
+// The raster order dispatch gives a grouped kernel (grouped_heuristics.cpp): along the rows.
+epifuse::RasterOrder rows_first(const epifuse::KernelKey& k) {
+  return k.swap_ab ? epifuse::RasterOrder::kAlongN : epifuse::RasterOrder::kAlongM;
+}
+
+std::vector<int> parse_tokens(const std::string& list) {
+  std::vector<int> tokens;
+  for (std::size_t start = 0; start < list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    tokens.push_back(std::atoi(list.substr(start, comma - start).c_str()));
+    if (tokens.back() <= 0) {
+      std::fprintf(stderr, "--tokens: '%s' is not a list of positive counts\n", list.c_str());
+      std::exit(1);
+    }
+    start = comma + 1;
+  }
+  return tokens;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> wanted(argv + 1, argv + argc);
+  std::vector<std::string> wanted;
+  std::vector<int> token_counts(std::begin(kDefaultTokens), std::end(kDefaultTokens));
+  bool only_rows_first = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--tokens" && i + 1 < argc) {
+      token_counts = parse_tokens(argv[++i]);
+    } else if (arg == "--rows-first") {
+      only_rows_first = true;
+    } else {
+      wanted.push_back(arg);
+    }
+  }
   cudaDeviceProp prop;
   check(cudaGetDeviceProperties(&prop, 0), "device");
   const double read_gbps = read_bandwidth_gbps();
@@ -108,7 +141,7 @@ int main(int argc, char** argv) {
     const std::size_t weight_elems = static_cast<std::size_t>(2) * m.N * m.K;
     void *w = nullptr, *x = nullptr, *out = nullptr, *ws = nullptr;
     std::int32_t* offsets = nullptr;
-    const int max_rows = kTokens[std::size(kTokens) - 1] * m.topk;
+    const int max_rows = *std::max_element(token_counts.begin(), token_counts.end()) * m.topk;
     check(cudaMalloc(&w, weight_elems * m.experts * 2), "weights");
     check(cudaMemset(w, 0x3C, weight_elems * m.experts * 2), "weights");
     check(cudaMalloc(&x, static_cast<std::size_t>(max_rows) * m.K * 2), "x");
@@ -119,7 +152,7 @@ int main(int argc, char** argv) {
     check(cudaMalloc(&ws, ws_bytes), "workspace");
     std::uint64_t seed = 1234;
     for (Routing routing : kRoutings) {
-    for (int T : kTokens) {
+    for (int T : token_counts) {
       const std::vector<std::int64_t> counts = epifuse::bench::expert_rows(routing, m.experts, m.topk, T, seed++);
       std::vector<std::int32_t> host_offsets(m.experts + 1, 0);
       int touched = 0;
@@ -159,6 +192,7 @@ int main(int argc, char** argv) {
         const std::string tile = std::to_string(k.tile.m) + "x" + std::to_string(k.tile.n) + " c" +
                                  std::to_string(k.cluster.m) + "x" + std::to_string(k.cluster.n);
         for (epifuse::RasterOrder raster : kRasters) {
+          if (only_rows_first && raster != rows_first(k)) continue;
           epifuse::GroupedGatedMlpArgs forced = args;
           forced.gated.kernel = epifuse::KernelChoice{k, raster};
           std::string name = std::string("forced ") + (k.swap_ab ? "swapped " : "unswapped ") + tile;

@@ -2,7 +2,7 @@
 // of its own (random x rows, gate and up weights, packed on the device), its rows copied into one
 // [T, K] activation and its packed weight into one [E, 2N, K] stack; the grouped call's output rows
 // of each expert are checked by the one-rounding rule as that expert's own call would be. Empty
-// experts, all rows on one expert, T = 1, both kernels forced, offsets out of range, CUDA-graph
+// experts, all rows on one expert, T = 1, every grouped kernel forced, offsets out of range, CUDA-graph
 // capture with the routing changed between replays, and rejected calls.
 #include <cstdint>
 #include <memory>
@@ -153,17 +153,18 @@ TEST_P(GroupedGatedTest, EveryExpertMatchesItsReference) {
   EXPECT_TRUE(failures.empty()) << failures;
 }
 
-const char* const kSwapped = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_grouped";
-const char* const kLarge = "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2_grouped";
-
 std::vector<GroupedCase> cases() {
   std::vector<GroupedCase> out;
   const std::vector<std::int64_t> ragged = {0, 1, 37, 200, 0, 3, 129, 64};
-  for (const char* kernel : {kSwapped, kLarge}) {
+  for (const KernelKey& k : compiled_kernels(Op::kGatedMlp)) {  // every grouped kernel forced
+    if (k.grouping != Grouping::kGrouped) continue;
+    const std::string kernel = name(k);
     out.push_back({ragged, 1000, 520, GatedActivation::kSwiGLU, true, kernel});
     out.push_back({{0, 0, 300, 0}, 1000, 520, GatedActivation::kGeGLUTanh, false, kernel});  // one hot expert
     out.push_back({{0, 0, 0, 0, 0, 1, 0, 0}, 1000, 520, GatedActivation::kReGLU, true, kernel});  // T = 1
   }
+  // Experts on both sides of each launch's row range (64, the wide swapped tile's width).
+  out.push_back({{64, 65, 160, 161, 208, 209, 0, 300}, 1000, 520, GatedActivation::kSwiGLU, true, ""});
   out.push_back({{5, 9, 0, 17, 2, 1, 33, 8, 4, 0, 11, 7, 3, 6, 2, 1}, 2048, 7168, GatedActivation::kSwiGLU, false, ""});
   out.push_back({{1100, 950}, 1024, 4096, GatedActivation::kGeGLUErf, true, ""});
   // A bound of 64 rows per expert runs the few-rows kernel alone: right where it holds, and where

@@ -1,7 +1,7 @@
 // The grouped GEMM and the MoE layer against fp64 references computed on the host from the same
 // bf16 values the GPU reads (drawn here, seeded per case).
 // - grouped_gemm: each expert's rows judged by the one-rounding rule as that expert's own GEMM
-//   would be; ragged, empty and single-row experts, both grouped kernels forced, offsets clamped.
+//   would be; ragged, empty and single-row experts, every grouped kernel forced, offsets clamped.
 // - moe_mlp: y against the fp64 layer (no intermediate rounding), by the rule for paths that round
 //   more than once (it rounds the gated activations, the experts' rows and y): in relative L2
 //   within 2x the eager bf16 path's own error (gate/up, act·mul, down and the weighted sum each
@@ -178,11 +178,12 @@ TEST_P(GroupedGemmTest, EveryExpertMatchesItsReference) {
 std::vector<GroupedGemmCase> grouped_gemm_cases() {
   std::vector<GroupedGemmCase> out;
   const std::vector<std::int32_t> ragged = {0, 1, 37, 200, 0, 3, 129, 64};
-  for (const char* kernel : {"sm90_gemm_bf16_bf16_swap_coop_128x32x128_c1x1_cast_noc_grouped",
-                             "sm90_gemm_bf16_bf16_coop_128x256x64_c1x2_cast_noc_grouped"}) {
-    out.push_back({ragged, 1000, 520, kernel});
-    out.push_back({{0, 0, 0, 1}, 1000, 520, kernel});  // T = 1
+  for (const KernelKey& k : compiled_kernels(Op::kGemm)) {  // every grouped kernel forced
+    if (k.grouping != Grouping::kGrouped) continue;
+    out.push_back({ragged, 1000, 520, name(k)});
+    out.push_back({{0, 0, 0, 1}, 1000, 520, name(k)});  // T = 1
   }
+  out.push_back({{64, 65, 160, 161, 208, 209, 0, 300}, 1000, 520, ""});  // both sides of each launch's range
   out.push_back({ragged, 520, 1000, ""});
   out.push_back({{5, 9, 0, 17, 2, 1, 33, 8, 4, 0, 11, 7, 3, 6, 2, 1}, 7168, 256, ""});  // a down projection
   out.push_back({{0, 700, 0}, 4096, 1024, ""});                                        // one hot expert

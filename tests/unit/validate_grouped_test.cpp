@@ -80,25 +80,34 @@ detail::DeviceCaps h200() {
   return caps;
 }
 
-// Without a forced kernel a call runs two grouped kernels: the swapped one over experts of at most
-// 64 rows, the unswapped one of the widest tile over the rest (only the swapped one, over every
-// expert, when the call has at most 64 rows or the caller bounds each expert's rows by 64), each
-// rastered along the rows; a forced one runs every expert.
+// Without a forced kernel a call runs three grouped kernels, each over the experts it suits: the
+// narrowest swapped one over experts of at most 64 rows, the widest swapped one over those its one
+// token tile holds, the unswapped one of the widest tile over the rest, each rastered along the
+// rows. The launch of the largest experts the call's rows (or the caller's bound) admit takes every
+// expert above its predecessors' and the later ones are left out; a forced kernel runs every expert.
 TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   std::vector<detail::GroupedLaunch> launches;
   ASSERT_TRUE(detail::select(valid_args(), h200(), detail::kernel_table(), &launches).ok());
-  ASSERT_EQ(launches.size(), 2u);
-  const KernelKey unswapped = launches[1].choice.key;
+  ASSERT_EQ(launches.size(), 3u);
+  const KernelKey wide = launches[1].choice.key;
+  const KernelKey unswapped = launches[2].choice.key;
   EXPECT_TRUE(launches[0].choice.key.swap_ab);
+  EXPECT_EQ(launches[0].choice.key.tile.n, 32);
   EXPECT_EQ(launches[0].rows_min, 1);
   EXPECT_EQ(launches[0].rows_max, 64);
-  EXPECT_FALSE(launches[1].choice.key.swap_ab);
+  EXPECT_TRUE(wide.swap_ab);
+  EXPECT_GT(wide.tile.n, 64);
   EXPECT_EQ(launches[1].rows_min, 65);
+  EXPECT_EQ(launches[1].rows_max, wide.tile.n);
+  EXPECT_FALSE(unswapped.swap_ab);
+  EXPECT_EQ(launches[2].rows_min, wide.tile.n + 1);
+  EXPECT_EQ(launches[2].rows_max, INT32_MAX);
   EXPECT_EQ(unswapped.tile.n * unswapped.cluster.n, 512) << "the widest unswapped grouped kernel: 128x256, 1x2";
   for (const auto& launch : launches) EXPECT_EQ(launch.choice.key.grouping, Grouping::kGrouped);
-  // Both walk an expert's rows first, so that each weight tile is read about once.
+  // Each walks an expert's rows first, so that each weight tile is read about once.
   EXPECT_EQ(launches[0].choice.raster, RasterOrder::kAlongN) << "swapped: the rows are wgmma's N";
-  EXPECT_EQ(launches[1].choice.raster, RasterOrder::kAlongM);
+  EXPECT_EQ(launches[1].choice.raster, RasterOrder::kAlongN);
+  EXPECT_EQ(launches[2].choice.raster, RasterOrder::kAlongM);
 
   GroupedGatedMlpArgs few_rows = valid_args();  // 64 rows in all: no expert has more
   few_rows.gated.M = 64;
@@ -107,11 +116,13 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   EXPECT_TRUE(launches[0].choice.key.swap_ab);
   EXPECT_EQ(launches[0].rows_max, INT32_MAX);
 
-  GroupedGatedMlpArgs bounded = valid_args();  // 434 rows, none on an expert past 64
-  for (const std::int64_t bound : {64, 65}) {
+  GroupedGatedMlpArgs bounded = valid_args();  // 434 rows; the bound says how many an expert has at most
+  for (const std::int64_t bound : std::vector<std::int64_t>{64, 65, wide.tile.n, wide.tile.n + 1}) {
     bounded.max_expert_rows = bound;
     ASSERT_TRUE(detail::select(bounded, h200(), detail::kernel_table(), &launches).ok());
-    EXPECT_EQ(launches.size(), bound == 64 ? 1u : 2u) << "max_expert_rows " << bound;
+    const std::size_t expected = bound <= 64 ? 1 : bound <= wide.tile.n ? 2 : 3;
+    ASSERT_EQ(launches.size(), expected) << "max_expert_rows " << bound;
+    EXPECT_EQ(launches.back().rows_max, INT32_MAX) << "an expert past a wrong bound is still computed";
   }
 
   GroupedGatedMlpArgs forced = valid_args();

@@ -78,13 +78,16 @@ TEST(GroupedGemmHeuristics, RunsTheSwappedAndUnswappedGroupedGemmKernels) {
   caps.sm_count = 132;
   std::vector<detail::GroupedLaunch> launches;
   ASSERT_TRUE(detail::select(valid_grouped_gemm(), caps, detail::kernel_table(), &launches).ok());
-  ASSERT_EQ(launches.size(), 2u);
+  ASSERT_EQ(launches.size(), 3u);  // the gated op's rule (validate_grouped_test.cpp)
   for (const auto& launch : launches) {
     EXPECT_EQ(launch.choice.key.op, Op::kGemm);
     EXPECT_EQ(launch.choice.key.grouping, Grouping::kGrouped);
   }
   EXPECT_TRUE(launches[0].choice.key.swap_ab);
+  EXPECT_TRUE(launches[1].choice.key.swap_ab);
   EXPECT_EQ(launches[1].rows_min, 65);
+  EXPECT_FALSE(launches[2].choice.key.swap_ab);
+  EXPECT_EQ(launches[2].rows_min, launches[1].choice.key.tile.n + 1);
 
   GroupedGemmArgs bounded = valid_grouped_gemm();  // the caller knows no expert has more than 64 rows
   bounded.max_expert_rows = 64;

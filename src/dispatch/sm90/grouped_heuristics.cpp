@@ -13,6 +13,7 @@
 // against 4287 µs; every row on 8 of 256 experts (1024 each), 1817 against 744.
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "dispatch/sm90/heuristics.hpp"
 
@@ -42,35 +43,48 @@ std::int64_t expert_rows_bound(std::int64_t rows, std::int64_t max_expert_rows) 
   return max_expert_rows > 0 ? std::min(rows, max_expert_rows) : rows;
 }
 
+// A grouped kernel and the most rows of an expert it takes.
+struct Tier {
+  const KernelKey* key = nullptr;
+  std::int32_t rows_max = 0;
+};
+
 // The launches of a grouped call among the grouped `op` kernels of the types, no expert having more
-// than `expert_rows_max` rows.
+// than `expert_rows_max` rows: the narrowest swapped kernel over experts of at most 64 rows, a wider
+// swapped one (one token tile) over those its tile holds, the unswapped one over the rest. The
+// launch of the largest experts the bound admits takes every expert above its predecessors', so
+// that one past a caller's wrong bound is still computed; launches past it would get no expert and
+// are left out (an empty launch cost 8-18 µs at 8 rows, the probe's 1-token rows).
 Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std::int64_t expert_rows_max,
                       const std::vector<KernelKey>& candidates, std::vector<GroupedLaunch>* launches) {
-  const KernelKey* swapped = nullptr;
+  const KernelKey* narrow = nullptr;     // swapped, the narrowest token tile
+  const KernelKey* wide = nullptr;       // swapped, the widest token tile
   const KernelKey* unswapped = nullptr;  // of the widest cluster tile
   for (const KernelKey& k : candidates) {
     if (k.op != op || k.arch != Arch::kSm90 || k.grouping != Grouping::kGrouped || k.a != a || k.b != b || k.d != d) {
       continue;
     }
     if (k.swap_ab) {
-      if (swapped == nullptr) swapped = &k;
+      if (narrow == nullptr || k.tile.n < narrow->tile.n) narrow = &k;
+      if (wide == nullptr || k.tile.n > wide->tile.n) wide = &k;
     } else if (unswapped == nullptr || cluster_columns(k) > cluster_columns(*unswapped)) {
       unswapped = &k;
     }
   }
-  // When no expert can have more than 64 rows the unswapped launch would have none (it cost 8-18 µs
-  // at 8 rows, the probe's 1-token rows, where the swapped kernel ran 134 µs). The swapped launch
-  // then takes every expert, so that one past a caller's wrong bound is still computed.
-  if (swapped != nullptr && expert_rows_max <= kSwappedRowsMax) {
-    launches->push_back({rows_first(*swapped)});
-  } else if (swapped != nullptr && unswapped != nullptr) {
-    launches->push_back({rows_first(*swapped), 1, kSwappedRowsMax});
-    launches->push_back({rows_first(*unswapped), kSwappedRowsMax + 1, INT32_MAX});
-  } else if (swapped != nullptr || unswapped != nullptr) {
-    launches->push_back({rows_first(swapped != nullptr ? *swapped : *unswapped)});
-  } else {
+  std::vector<Tier> tiers;
+  if (narrow != nullptr) tiers.push_back({narrow, kSwappedRowsMax});
+  if (wide != nullptr && wide != narrow && wide->tile.n > kSwappedRowsMax) tiers.push_back({wide, wide->tile.n});
+  if (unswapped != nullptr) tiers.push_back({unswapped, INT32_MAX});
+  if (tiers.empty()) {
     return Status::not_supported(std::string(op_name) + ": no compiled sm90 grouped kernel serves " + to_string(a) +
                                  " in this build");
+  }
+  std::int32_t rows_min = 1;
+  for (std::size_t i = 0; i < tiers.size(); ++i) {
+    const bool last = i + 1 == tiers.size() || tiers[i].rows_max >= expert_rows_max;
+    launches->push_back({rows_first(*tiers[i].key), rows_min, last ? INT32_MAX : tiers[i].rows_max});
+    if (last) break;
+    rows_min = tiers[i].rows_max + 1;
   }
   return Status::success();
 }
