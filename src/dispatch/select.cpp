@@ -184,8 +184,8 @@ LaunchPlan launch_plan(const GemmArgs&, const DeviceCaps& caps, const KernelChoi
 
 LaunchPlan launch_plan(const GroupedLaunch& launch, const DeviceCaps& caps) {
   LaunchPlan plan = launch_plan(caps, launch.choice);
-  plan.group_rows_min = launch.rows_min;
-  plan.group_rows_max = launch.rows_max;
+  plan.group_tiers = launch.tiers;
+  plan.group_tier = launch.tier;
   return plan;
 }
 

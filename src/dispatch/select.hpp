@@ -28,11 +28,12 @@ Status select(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
               KernelChoice* choice);
 Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice);
-// A grouped call runs one launch per kernel, each over the experts whose row count lies in its
-// range (the row counts are on the device: the setup kernel of each launch empties the others).
+// A grouped call runs one launch per kernel, each over the experts its tier gets by row count (the
+// row counts are on the device: the setup kernel of each launch empties the others).
 struct GroupedLaunch {
   KernelChoice choice;
-  std::int32_t rows_min = 1, rows_max = INT32_MAX;
+  GroupTiers tiers;  // of the call: one tier (every expert) unless dispatch splits them
+  int tier = 0;      // this launch's
 };
 Status select(const GroupedGemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               std::vector<GroupedLaunch>* launches);

@@ -80,57 +80,61 @@ detail::DeviceCaps h200() {
   return caps;
 }
 
-// Without a forced kernel a call runs three grouped kernels, each over the experts it suits: the
-// narrowest swapped one over experts of at most 64 rows, the widest swapped one over those its one
-// token tile holds, the unswapped one of the widest tile over the rest, each rastered along the
-// rows. The launch of the largest experts the call's rows (or the caller's bound) admit takes every
-// expert above its predecessors' and the later ones are left out; a forced kernel runs every expert.
+// Without a forced kernel a call runs each grouped kernel over the experts its tier gets: the
+// narrowest swapped one those of at most 64 rows, the others those whose rows their tiles pad
+// least (the unswapped 128-row tiles, the wide swapped ones' token tiles), each rastered along the
+// rows. A wide kernel launches only where the call's rows (or the caller's bound) admit an expert
+// it would take; a forced kernel runs every expert.
 TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   std::vector<detail::GroupedLaunch> launches;
   ASSERT_TRUE(detail::select(valid_args(), h200(), detail::kernel_table(), &launches).ok());
-  ASSERT_EQ(launches.size(), 3u);
-  const KernelKey wide = launches[1].choice.key;
-  const KernelKey unswapped = launches[2].choice.key;
-  EXPECT_TRUE(launches[0].choice.key.swap_ab);
+  ASSERT_EQ(launches.size(), 4u);
+  const detail::GroupTiers& tiers = launches[0].tiers;
+  EXPECT_EQ(tiers.count, 4);
+  EXPECT_EQ(tiers.few_rows_max, 64);
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_EQ(launches[t].tier, t);
+    EXPECT_EQ(launches[t].choice.key.grouping, Grouping::kGrouped);
+    EXPECT_EQ(launches[t].choice.key.swap_ab, t != 1);
+    // Each walks an expert's rows first, so that each weight tile is read about once.
+    EXPECT_EQ(launches[t].choice.raster, t != 1 ? RasterOrder::kAlongN : RasterOrder::kAlongM);
+  }
+  const KernelKey unswapped = launches[1].choice.key;
   EXPECT_EQ(launches[0].choice.key.tile.n, 32);
-  EXPECT_EQ(launches[0].rows_min, 1);
-  EXPECT_EQ(launches[0].rows_max, 64);
-  EXPECT_TRUE(wide.swap_ab);
-  EXPECT_GT(wide.tile.n, 64);
-  EXPECT_EQ(launches[1].rows_min, 65);
-  EXPECT_EQ(launches[1].rows_max, wide.tile.n);
-  EXPECT_FALSE(unswapped.swap_ab);
-  EXPECT_EQ(launches[2].rows_min, wide.tile.n + 1);
-  EXPECT_EQ(launches[2].rows_max, INT32_MAX);
   EXPECT_EQ(unswapped.tile.n * unswapped.cluster.n, 512) << "the widest unswapped grouped kernel: 128x256, 1x2";
-  for (const auto& launch : launches) EXPECT_EQ(launch.choice.key.grouping, Grouping::kGrouped);
-  // Each walks an expert's rows first, so that each weight tile is read about once.
-  EXPECT_EQ(launches[0].choice.raster, RasterOrder::kAlongN) << "swapped: the rows are wgmma's N";
-  EXPECT_EQ(launches[1].choice.raster, RasterOrder::kAlongN);
-  EXPECT_EQ(launches[2].choice.raster, RasterOrder::kAlongM);
+  EXPECT_EQ(launches[2].choice.key.tile.n, 160);
+  EXPECT_EQ(launches[3].choice.key.tile.n, 208);
+  // Rows -> tier: few rows; one 128-row tile; one 160-row tile, not two of 128; one of 208; two of
+  // 128; two of 160 (320 rows, not 384); 777 rows: five of 160 (800, not 896); whole 128-row tiles.
+  const std::vector<std::pair<std::int32_t, int>> expected = {
+      {1, 0},   {64, 0},  {65, 1},  {128, 1}, {129, 2}, {160, 2},  {161, 3},  {208, 3},
+      {209, 1}, {256, 1}, {300, 2}, {333, 1}, {777, 2}, {1024, 1}, {1500, 1}, {4096, 1}};
+  for (const auto& [rows, tier] : expected) EXPECT_EQ(tiers.tier_of(rows), tier) << rows << " rows";
 
   GroupedGatedMlpArgs few_rows = valid_args();  // 64 rows in all: no expert has more
   few_rows.gated.M = 64;
   ASSERT_TRUE(detail::select(few_rows, h200(), detail::kernel_table(), &launches).ok());
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_TRUE(launches[0].choice.key.swap_ab);
-  EXPECT_EQ(launches[0].rows_max, INT32_MAX);
+  EXPECT_EQ(launches[0].tiers.count, 1) << "every expert";
 
-  GroupedGatedMlpArgs bounded = valid_args();  // 434 rows; the bound says how many an expert has at most
-  for (const std::int64_t bound : std::vector<std::int64_t>{64, 65, wide.tile.n, wide.tile.n + 1}) {
+  // 434 rows; the bound says how many an expert has at most. The launches it leaves out would get
+  // no expert under it; an expert past a wrong bound still gets a tier among those launched.
+  GroupedGatedMlpArgs bounded = valid_args();
+  for (const auto& [bound, count] : std::vector<std::pair<std::int64_t, std::size_t>>{
+           {64, 1}, {65, 2}, {128, 2}, {129, 3}, {160, 3}, {161, 4}}) {
     bounded.max_expert_rows = bound;
     ASSERT_TRUE(detail::select(bounded, h200(), detail::kernel_table(), &launches).ok());
-    const std::size_t expected = bound <= 64 ? 1 : bound <= wide.tile.n ? 2 : 3;
-    ASSERT_EQ(launches.size(), expected) << "max_expert_rows " << bound;
-    EXPECT_EQ(launches.back().rows_max, INT32_MAX) << "an expert past a wrong bound is still computed";
+    ASSERT_EQ(launches.size(), count) << "max_expert_rows " << bound;
+    EXPECT_EQ(launches[0].tiers.count, static_cast<int>(count));
+    EXPECT_LT(launches[0].tiers.tier_of(100000), static_cast<int>(count));
   }
 
   GroupedGatedMlpArgs forced = valid_args();
   forced.gated.kernel = KernelChoice{unswapped};
   ASSERT_TRUE(detail::select(forced, h200(), detail::kernel_table(), &launches).ok());
   ASSERT_EQ(launches.size(), 1u);
-  EXPECT_EQ(launches[0].rows_min, 1);
-  EXPECT_EQ(launches[0].rows_max, INT32_MAX);
+  EXPECT_EQ(launches[0].tiers.count, 1) << "every expert";
 }
 
 }  // namespace

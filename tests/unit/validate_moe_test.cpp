@@ -78,23 +78,23 @@ TEST(GroupedGemmHeuristics, RunsTheSwappedAndUnswappedGroupedGemmKernels) {
   caps.sm_count = 132;
   std::vector<detail::GroupedLaunch> launches;
   ASSERT_TRUE(detail::select(valid_grouped_gemm(), caps, detail::kernel_table(), &launches).ok());
-  ASSERT_EQ(launches.size(), 3u);  // the gated op's rule (validate_grouped_test.cpp)
+  ASSERT_EQ(launches.size(), 4u);  // the gated op's rule (validate_grouped_test.cpp)
   for (const auto& launch : launches) {
     EXPECT_EQ(launch.choice.key.op, Op::kGemm);
     EXPECT_EQ(launch.choice.key.grouping, Grouping::kGrouped);
   }
   EXPECT_TRUE(launches[0].choice.key.swap_ab);
-  EXPECT_TRUE(launches[1].choice.key.swap_ab);
-  EXPECT_EQ(launches[1].rows_min, 65);
-  EXPECT_FALSE(launches[2].choice.key.swap_ab);
-  EXPECT_EQ(launches[2].rows_min, launches[1].choice.key.tile.n + 1);
+  EXPECT_FALSE(launches[1].choice.key.swap_ab);
+  EXPECT_EQ(launches[0].tiers.tier_of(64), 0);
+  EXPECT_EQ(launches[0].tiers.tier_of(65), 1);
+  EXPECT_EQ(launches[0].tiers.tier_of(129), 2);
 
   GroupedGemmArgs bounded = valid_grouped_gemm();  // the caller knows no expert has more than 64 rows
   bounded.max_expert_rows = 64;
   ASSERT_TRUE(detail::select(bounded, caps, detail::kernel_table(), &launches).ok());
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_TRUE(launches[0].choice.key.swap_ab);
-  EXPECT_EQ(launches[0].rows_max, INT32_MAX) << "an expert past a wrong bound is still computed";
+  EXPECT_EQ(launches[0].tiers.count, 1) << "every expert: one past a wrong bound is still computed";
 
   GemmArgs dense = valid_grouped_gemm().gemm;  // a grouped kernel is not the dense op's
   dense.kernel = KernelChoice{launches[0].choice.key};

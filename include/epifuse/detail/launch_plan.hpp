@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "epifuse/detail/group_tiers.hpp"
 #include "epifuse/gemm.hpp"
 #include "epifuse/kernel_key.hpp"
 #include "epifuse/status.hpp"
@@ -22,10 +23,10 @@ struct LaunchPlan {
   // Gated MLP: the token rows x is padded to in the workspace (zero rows after M) so that no TMA
   // load of x runs past its last row; 0 reads x in place.
   std::int64_t padded_tokens = 0;
-  // Grouped kernels: the experts this launch computes, by their row count; the others run as empty
-  // groups (another launch computes them).
-  std::int32_t group_rows_min = 1;
-  std::int32_t group_rows_max = INT32_MAX;
+  // Grouped kernels: the experts this launch computes, those whose row count the call's tiers give
+  // to `group_tier`; the others run as empty groups (another launch computes them).
+  GroupTiers group_tiers;
+  int group_tier = 0;
 };
 
 // The plan for a launch of an `arch` kernel on `stream` with default knobs, after the checks every

@@ -46,12 +46,24 @@ inline Status cuda_failure(const std::string& what, cudaError_t err) {
   return Status::cuda_error(what + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
 }
 
-template <class Kernel>
+// How a kernel is entered: CUTLASS's device_kernel, with the kernel's parameters alone.
+struct CutlassEntry {
+  template <class Kernel>
+  static constexpr auto function() {
+    return cutlass::device_kernel<Kernel>;
+  }
+  template <class Kernel>
+  cudaError_t launch(const cudaLaunchConfig_t& config, const typename Kernel::Params& params) const {
+    return cudaLaunchKernelEx(&config, function<Kernel>(), params);
+  }
+};
+
+template <class Kernel, class Entry>
 Status set_shared_memory_attribute(int device) {
   static std::atomic<std::uint64_t> done{0};  // bit d: set on device d
   const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
   if (bit != 0 && (done.load(std::memory_order_acquire) & bit) != 0) return Status::success();
-  if (cudaError_t err = cudaFuncSetAttribute(cutlass::device_kernel<Kernel>,
+  if (cudaError_t err = cudaFuncSetAttribute(Entry::template function<Kernel>(),
                                              cudaFuncAttributeMaxDynamicSharedMemorySize, Kernel::SharedStorageSize);
       err != cudaSuccess) {
     return cuda_failure("setting the kernel's shared-memory size", err);
@@ -65,12 +77,14 @@ struct NoPrologue {
   Status operator()(cudaStream_t) const { return Status::success(); }
 };
 
-// Launches `Kernel` on `stream` (on device `device`, the current one). TreeDescriptors::encoded
-// checks descriptors the epilogue tree encodes itself; `prologue(stream)` enqueues what the
-// kernel reads that the call prepares (a padded operand), once every check has passed.
-template <class Kernel, class TreeDescriptors = NoTreeDescriptors, class Prologue = NoPrologue>
+// Launches `Kernel` on `stream` (on device `device`, the current one) through `entry`.
+// TreeDescriptors::encoded checks descriptors the epilogue tree encodes itself; `prologue(stream)`
+// enqueues what the kernel reads that the call prepares (a padded operand), once every check has
+// passed.
+template <class Kernel, class TreeDescriptors = NoTreeDescriptors, class Prologue = NoPrologue,
+          class Entry = CutlassEntry>
 Status launch(const typename Kernel::Arguments& arguments, void* workspace, int device, cudaStream_t stream,
-              const Prologue& prologue = {}) {
+              const Prologue& prologue = {}, const Entry& entry = {}) {
   if (!Kernel::can_implement(arguments)) {
     return Status::internal("CUTLASS can_implement refused arguments that validation accepted");
   }
@@ -89,7 +103,7 @@ Status launch(const typename Kernel::Arguments& arguments, void* workspace, int 
   if (!all_encoded) {
     return Status::internal("a TMA descriptor failed to encode (cuTensorMapEncodeTiled); nothing was launched");
   }
-  if (Status s = set_shared_memory_attribute<Kernel>(device); !s.ok()) return s;
+  if (Status s = set_shared_memory_attribute<Kernel, Entry>(device); !s.ok()) return s;
   relaxed.reset();
   if (Status s = prologue(stream); !s.ok()) return s;
   if (Kernel::initialize_workspace(arguments, workspace, stream, nullptr) != cutlass::Status::kSuccess) {
@@ -118,7 +132,7 @@ Status launch(const typename Kernel::Arguments& arguments, void* workspace, int 
     config.attrs = &attribute;
     config.numAttrs = 1;
   }
-  if (cudaError_t err = cudaLaunchKernelEx(&config, cutlass::device_kernel<Kernel>, params); err != cudaSuccess) {
+  if (cudaError_t err = entry.template launch<Kernel>(config, params); err != cudaSuccess) {
     return cuda_failure("kernel launch", err);
   }
   return Status::success();

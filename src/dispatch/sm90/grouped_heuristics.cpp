@@ -1,14 +1,15 @@
 // The launches of the grouped ops (the gated MLP and the GEMM by one rule). Each expert's row
 // count is known on the device only, so a call runs each grouped kernel over the experts it suits
-// (the setup kernel of each launch gives the other experts no rows): the swapped one (the weight
-// on wgmma's 128-row side, 32 rows per tile) over experts of at most 64 rows, the unswapped one
-// of the widest cluster tile (128x256, a 1x2 cluster) over the rest. H200, grouped gate/up, each
-// kernel forced over every expert (bench/results/moe/grouped-probe-72b18d1.log): the 128x256 1x2
-// kernel ran 1.06-1.42x faster than the 128x128 one at 1024 and 4096 tokens on DeepSeek-V3,
-// Qwen2-57B-A14B and Mixtral experts (uniform, Zipf, hot), 1.24x with about 128 rows per expert
-// (DeepSeek-V3, 4096 tokens, uniform), 0.94-0.95x with 2-8 experts of 256 rows (hot routing on
-// Qwen2-57B and Mixtral, few tiles for the GPU); the 128x128 kernels were then dropped from the
-// table.
+// (the setup kernel of each launch gives the other experts no rows, by the rule of GroupTiers):
+// the narrowest swapped one (the weight on wgmma's 128-row side, 32 rows per tile) over experts of
+// at most 64 rows, then, by least padding, the unswapped one of the widest cluster tile (128x256,
+// a 1x2 cluster) and the wide swapped ones (one token tile of 160 or 208 rows). H200, grouped
+// gate/up, each kernel forced over every expert (bench/results/moe/grouped-probe-72b18d1.log): the
+// 128x256 1x2 kernel ran 1.06-1.42x faster than the 128x128 one at 1024 and 4096 tokens on
+// DeepSeek-V3, Qwen2-57B-A14B and Mixtral experts (uniform, Zipf, hot), 1.24x with about 128 rows
+// per expert (DeepSeek-V3, 4096 tokens, uniform), 0.94-0.95x with 2-8 experts of 256 rows (hot
+// routing on Qwen2-57B and Mixtral, few tiles for the GPU); the 128x128 kernels were then dropped
+// from the table.
 // Swapped against unswapped 128x128 (grouped-probe-b1d9340.log): about 32 rows per expert 3529
 // against 4287 µs; every row on 8 of 256 experts (1024 each), 1817 against 744.
 #include <algorithm>
@@ -43,49 +44,70 @@ std::int64_t expert_rows_bound(std::int64_t rows, std::int64_t max_expert_rows) 
   return max_expert_rows > 0 ? std::min(rows, max_expert_rows) : rows;
 }
 
-// A grouped kernel and the most rows of an expert it takes.
-struct Tier {
-  const KernelKey* key = nullptr;
-  std::int32_t rows_max = 0;
-};
+// The relative cost of a padded row on a wide swapped kernel against the unswapped one, where
+// both compute many rows (the same probe, 1024 rows on each of 8 DeepSeek-V3 experts: 128x208
+// 617.5 µs for 1040 padded rows, 128x256 591 µs for 1024; 777 rows: 128x160 487 µs for 800,
+// 128x256 528 µs for 896).
+constexpr float kWideRowCost = 1.04f;
 
 // The launches of a grouped call among the grouped `op` kernels of the types, no expert having more
-// than `expert_rows_max` rows: the narrowest swapped kernel over experts of at most 64 rows, a wider
-// swapped one (one token tile) over those its tile holds, the unswapped one over the rest. The
-// launch of the largest experts the bound admits takes every expert above its predecessors', so
-// that one past a caller's wrong bound is still computed; launches past it would get no expert and
-// are left out (an empty launch cost 8-18 µs at 8 rows, the probe's 1-token rows).
+// than `expert_rows_max` rows. Experts of at most 64 rows run on the narrowest swapped kernel; any
+// other on the kernel whose tiles pad its rows least (GroupTiers): the unswapped one (128 rows per
+// tile) or a wide swapped one (its token tile's rows), so that 129-160 rows take one 160-row
+// tile, not two of 128. H200, grouped gate/up, each kernel forced, `rows` rows on each of 2-8 hot
+// experts (bench/results/moe/grouped-probe-e32a9de.log), unswapped 128x256 against the best
+// swapped: 129 rows 188.6/235.3/149.1 µs against 141.0/164.2/110.5 (128x160; DeepSeek-V3,
+// Mixtral, Qwen2-57B-A14B), 200 rows 189.7/219.2/150.6 against 151.9/182.7/127.8 (128x208),
+// 65 rows 142.9/150.8/122.6 against 157.9/193.0/117.8 (128x160).
+// A wide kernel joins only where the bound admits an expert it would take (more rows than the
+// unswapped tile and the narrower wide ones hold); every launch's CTAs return at once when the
+// setup kernel gave it no expert.
 Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std::int64_t expert_rows_max,
                       const std::vector<KernelKey>& candidates, std::vector<GroupedLaunch>* launches) {
-  const KernelKey* narrow = nullptr;     // swapped, the narrowest token tile
-  const KernelKey* wide = nullptr;       // swapped, the widest token tile
-  const KernelKey* unswapped = nullptr;  // of the widest cluster tile
+  std::vector<const KernelKey*> swapped;  // narrowest token tile first
+  const KernelKey* unswapped = nullptr;   // of the widest cluster tile
   for (const KernelKey& k : candidates) {
     if (k.op != op || k.arch != Arch::kSm90 || k.grouping != Grouping::kGrouped || k.a != a || k.b != b || k.d != d) {
       continue;
     }
     if (k.swap_ab) {
-      if (narrow == nullptr || k.tile.n < narrow->tile.n) narrow = &k;
-      if (wide == nullptr || k.tile.n > wide->tile.n) wide = &k;
+      swapped.push_back(&k);
     } else if (unswapped == nullptr || cluster_columns(k) > cluster_columns(*unswapped)) {
       unswapped = &k;
     }
   }
-  std::vector<Tier> tiers;
-  if (narrow != nullptr) tiers.push_back({narrow, kSwappedRowsMax});
-  if (wide != nullptr && wide != narrow && wide->tile.n > kSwappedRowsMax) tiers.push_back({wide, wide->tile.n});
-  if (unswapped != nullptr) tiers.push_back({unswapped, INT32_MAX});
-  if (tiers.empty()) {
+  std::stable_sort(swapped.begin(), swapped.end(),
+                   [](const KernelKey* x, const KernelKey* y) { return x->tile.n < y->tile.n; });
+  if (swapped.empty() && unswapped == nullptr) {
     return Status::not_supported(std::string(op_name) + ": no compiled sm90 grouped kernel serves " + to_string(a) +
                                  " in this build");
   }
-  std::int32_t rows_min = 1;
-  for (std::size_t i = 0; i < tiers.size(); ++i) {
-    const bool last = i + 1 == tiers.size() || tiers[i].rows_max >= expert_rows_max;
-    launches->push_back({rows_first(*tiers[i].key), rows_min, last ? INT32_MAX : tiers[i].rows_max});
-    if (last) break;
-    rows_min = tiers[i].rows_max + 1;
+  // No expert past 64 rows (or no unswapped kernel): the few-rows kernel alone, over every expert.
+  if (!swapped.empty() && (unswapped == nullptr || expert_rows_max <= kSwappedRowsMax)) {
+    launches->push_back({rows_first(*swapped.front())});
+    return Status::success();
   }
+  std::vector<const KernelKey*> kernels;  // in tier order
+  GroupTiers tiers;
+  auto add = [&](const KernelKey* k, std::int32_t tile_rows, float row_cost) {
+    tiers.tile_rows[kernels.size()] = tile_rows;
+    tiers.row_cost[kernels.size()] = row_cost;
+    kernels.push_back(k);
+  };
+  if (!swapped.empty()) {
+    add(swapped.front(), swapped.front()->tile.n, 1.0f);
+    tiers.few_rows_max = kSwappedRowsMax;
+  }
+  add(unswapped, unswapped->tile.m, 1.0f);
+  std::int32_t held = unswapped->tile.m;  // the most rows the tiers so far hold in one tile
+  for (std::size_t i = 1; i < swapped.size() && kernels.size() < GroupTiers::kMax; ++i) {
+    const KernelKey* k = swapped[i];
+    if (k->tile.n <= held) continue;
+    if (expert_rows_max > held) add(k, k->tile.n, kWideRowCost);
+    held = k->tile.n;
+  }
+  tiers.count = static_cast<int>(kernels.size());
+  for (int t = 0; t < tiers.count; ++t) launches->push_back({rows_first(*kernels[t]), tiers, t});
   return Status::success();
 }
 

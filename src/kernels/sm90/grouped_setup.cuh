@@ -17,20 +17,26 @@ namespace epifuse::kernels::sm90 {
 
 // One block: expert e's rows are [P(e), P(e+1)) with P(e) the running maximum of offsets[0..e]
 // clamped into [0, T], so that whatever the caller's offsets hold, the experts' runs are disjoint
-// and inside the activations and the output. Experts whose row count lies outside
-// [rows_min, rows_max] get no rows here: another launch computes them. With an output (a family
-// whose collective stores D), each expert's D is its rows of out.
+// and inside the activations and the output. Experts whose row count `tiers` gives to another
+// tier than `tier` get no rows here: another launch computes them. `experts_here` receives the
+// number of experts this launch computes. With an output (a family whose collective stores D),
+// each expert's D is its rows of out.
 constexpr int kSetUpThreads = 256;
 
 template <class Assembly, class ElementX, class ElementW, class ElementOut>
 __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
-    typename Assembly::GroupArrays arrays, std::int32_t* first_rows, const std::int32_t* offsets, int experts,
-    std::int64_t tokens, int rows_min, int rows_max, int weight_rows, int K, const ElementX* x, std::int64_t ldx,
-    const ElementW* w, std::int64_t weight_stride, std::int64_t ldw, ElementOut* out, std::int64_t ldo) {
+    typename Assembly::GroupArrays arrays, std::int32_t* first_rows, std::int32_t* experts_here,
+    const std::int32_t* offsets, int experts, std::int64_t tokens, const detail::GroupTiers tiers, int tier,
+    int weight_rows, int K, const ElementX* x, std::int64_t ldx, const ElementW* w, std::int64_t weight_stride,
+    std::int64_t ldw, ElementOut* out, std::int64_t ldo) {
   using Scan = cub::BlockScan<std::int64_t, kSetUpThreads>;
   __shared__ typename Scan::TempStorage scan;
   __shared__ std::int64_t carried;  // the running maximum before this chunk
-  if (threadIdx.x == 0) carried = 0;
+  __shared__ int here;
+  if (threadIdx.x == 0) {
+    carried = 0;
+    here = 0;
+  }
   __syncthreads();
   for (int chunk = 0; chunk <= experts; chunk += kSetUpThreads) {
     const int i = chunk + static_cast<int>(threadIdx.x);  // offsets has experts + 1 entries
@@ -49,13 +55,40 @@ __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
     const std::int64_t begin = first_rows[e];
     const std::int64_t end = e + 1 < experts ? first_rows[e + 1] : last;
     const int rows = static_cast<int>(end - begin);
-    Assembly::set_group(arrays, e, rows >= rows_min && rows <= rows_max ? rows : 0, weight_rows, K, x + begin * ldx,
-                        ldx, w + e * weight_stride, ldw);
+    const bool mine = rows > 0 && tiers.tier_of(rows) == tier;
+    if (mine) atomicAdd(&here, 1);
+    Assembly::set_group(arrays, e, mine ? rows : 0, weight_rows, K, x + begin * ldx, ldx, w + e * weight_stride, ldw);
     if constexpr (!cute::is_void_v<typename Assembly::ElementD>) {
       Assembly::set_output(arrays, e, out + begin * ldo, ldo);
     }
   }
+  __syncthreads();
+  if (threadIdx.x == 0) *experts_here = here;
 }
+
+// The grouped kernel's entry: CUTLASS's device_kernel, except that every CTA returns at once when
+// the setup kernel gave the launch no expert (the CTAs of an empty launch otherwise start the
+// pipeline and walk every group's shape: 3-12 µs by the probe's hot routings, H200).
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::MaxThreadsPerBlock, Kernel::MinBlocksPerMultiprocessor)
+    run_unless_idle(CUTLASS_GRID_CONSTANT const typename Kernel::Params params, const std::int32_t* experts_here) {
+  if (*experts_here == 0) return;
+  extern __shared__ char smem[];
+  Kernel op;
+  op(params, smem);
+}
+
+struct UnlessIdleEntry {
+  const std::int32_t* experts_here;
+  template <class Kernel>
+  static constexpr auto function() {
+    return run_unless_idle<Kernel>;
+  }
+  template <class Kernel>
+  cudaError_t launch(const cudaLaunchConfig_t& config, const typename Kernel::Params& params) const {
+    return cudaLaunchKernelEx(&config, function<Kernel>(), params, experts_here);
+  }
+};
 
 // The workspace of a grouped launch over E experts: the setup kernel's arrays (each 256-byte
 // aligned), then the kernel's own, whose per-SM TMA descriptors need 64-byte alignment: it
@@ -66,7 +99,8 @@ struct GroupedWorkspace {
   static constexpr std::size_t kKernelAlignment = 128;
   static constexpr bool kHasD = !cute::is_void_v<typename Assembly::ElementD>;
 
-  std::size_t shapes = 0, a = 0, stride_a = 0, b = 0, stride_b = 0, d = 0, stride_d = 0, first_rows = 0, kernel = 0;
+  std::size_t shapes = 0, a = 0, stride_a = 0, b = 0, stride_b = 0, d = 0, stride_d = 0, first_rows = 0,
+              experts_here = 0, kernel = 0;
   void* base = nullptr;  // null for a workspace-size query
 
   static std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -80,7 +114,8 @@ struct GroupedWorkspace {
     d = stride_b + aligned(e * sizeof(typename Assembly::StrideB));
     stride_d = d + (kHasD ? aligned(e * sizeof(void*)) : 0);
     first_rows = stride_d + (kHasD ? aligned(e * sizeof(typename Assembly::StrideD)) : 0);
-    kernel = first_rows + aligned(e * sizeof(std::int32_t));
+    experts_here = first_rows + aligned(e * sizeof(std::int32_t));
+    kernel = experts_here + aligned(sizeof(std::int32_t));
   }
 
   template <class T>
@@ -95,6 +130,7 @@ struct GroupedWorkspace {
             kHasD ? at<typename A::StrideD>(stride_d) : nullptr};
   }
   std::int32_t* group_first_rows() const { return at<std::int32_t>(first_rows); }
+  std::int32_t* launch_experts() const { return at<std::int32_t>(experts_here); }
   void* kernel_workspace() const {
     const auto start = reinterpret_cast<std::uintptr_t>(at<char>(kernel));
     return reinterpret_cast<void*>((start + kKernelAlignment - 1) / kKernelAlignment * kKernelAlignment);
@@ -103,7 +139,8 @@ struct GroupedWorkspace {
   std::size_t bytes(std::size_t kernel_bytes) const { return kernel + kKernelAlignment + kernel_bytes; }
 };
 
-// Launches the setup kernel, then the grouped kernel, on `stream`.
+// Launches the setup kernel, then the grouped kernel (which returns at once when it got no
+// expert), on `stream`.
 template <class Assembly, class ElementX, class ElementW, class ElementOut>
 Status launch_grouped(const GroupedWorkspace<Assembly>& workspace, const typename Assembly::Kernel::Arguments& arguments,
                       const std::int32_t* offsets, std::int64_t experts, std::int64_t tokens, int weight_rows, int K,
@@ -112,15 +149,15 @@ Status launch_grouped(const GroupedWorkspace<Assembly>& workspace, const typenam
                       cudaStream_t stream) {
   auto set_up = [&](cudaStream_t s) {
     set_up_groups<Assembly><<<1, kSetUpThreads, 0, s>>>(
-        workspace.arrays(), workspace.group_first_rows(), offsets, static_cast<int>(experts), tokens,
-        plan.group_rows_min, plan.group_rows_max, weight_rows, K, x, ldx, w, weight_stride, ldw, out, ldo);
+        workspace.arrays(), workspace.group_first_rows(), workspace.launch_experts(), offsets, static_cast<int>(experts),
+        tokens, plan.group_tiers, plan.group_tier, weight_rows, K, x, ldx, w, weight_stride, ldw, out, ldo);
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) {
       return detail::sm90::cuda_failure("launching the grouped setup kernel", err);
     }
     return Status::success();
   };
-  return detail::sm90::launch<typename Assembly::Kernel>(arguments, workspace.kernel_workspace(), plan.device, stream,
-                                                         set_up);
+  return detail::sm90::launch<typename Assembly::Kernel, detail::sm90::NoTreeDescriptors>(
+      arguments, workspace.kernel_workspace(), plan.device, stream, set_up, UnlessIdleEntry{workspace.launch_experts()});
 }
 
 }  // namespace epifuse::kernels::sm90

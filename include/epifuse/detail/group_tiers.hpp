@@ -1,0 +1,47 @@
+// How a grouped call's launches share the experts by row count, known on the device only: the
+// rule is the host's (src/dispatch/sm90/grouped_heuristics.cpp says why), each launch's setup
+// kernel applies it to every expert and keeps those of its own tier.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define EPIFUSE_HOST_DEVICE __host__ __device__
+#else
+#define EPIFUSE_HOST_DEVICE
+#endif
+
+namespace epifuse::detail {
+
+struct GroupTiers {
+  static constexpr int kMax = 4;
+  int count = 1;
+  // Tier 0 takes every expert of at most this many rows (the few-rows kernel); 0: no such tier.
+  std::int32_t few_rows_max = 0;
+  // Each other tier: the rows one tile covers and the relative cost of a padded row.
+  std::int32_t tile_rows[kMax] = {1, 1, 1, 1};
+  float row_cost[kMax] = {1, 1, 1, 1};
+
+  // The tier of an expert of `rows` rows: tier 0 when there is one tier or the few-rows tier
+  // holds it, otherwise the one whose tiles pad the rows least, by cost (the first on a tie).
+  EPIFUSE_HOST_DEVICE int tier_of(std::int32_t rows) const {
+    if (count <= 1 || (few_rows_max > 0 && rows <= few_rows_max)) return 0;
+    int best = few_rows_max > 0 ? 1 : 0;
+    float best_cost = padded_cost(best, rows);
+    for (int t = best + 1; t < count; ++t) {
+      const float cost = padded_cost(t, rows);
+      if (cost < best_cost) {
+        best = t;
+        best_cost = cost;
+      }
+    }
+    return best;
+  }
+
+  EPIFUSE_HOST_DEVICE float padded_cost(int tier, std::int32_t rows) const {
+    const std::int32_t tiles = (rows + tile_rows[tier] - 1) / tile_rows[tier];
+    return static_cast<float>(tiles) * static_cast<float>(tile_rows[tier]) * row_cost[tier];
+  }
+};
+
+}  // namespace epifuse::detail
