@@ -153,6 +153,15 @@ TEST_P(GroupedGatedTest, EveryExpertMatchesItsReference) {
   EXPECT_TRUE(failures.empty()) << failures;
 }
 
+// 17 experts of 150 rows and 17 of 200, then 0, 64, 65 and 300: each wide tier's token tiles times
+// the weight's 128-row tiles (8 for N = 1000 in the grouped GEMM, 16 gated) fill 132 SMs once.
+std::vector<std::int64_t> wide_tier_rows() {
+  std::vector<std::int64_t> rows(17, 150);
+  rows.insert(rows.end(), 17, 200);
+  rows.insert(rows.end(), {0, 64, 65, 300});
+  return rows;
+}
+
 std::vector<GroupedCase> cases() {
   std::vector<GroupedCase> out;
   const std::vector<std::int64_t> ragged = {0, 1, 37, 200, 0, 3, 129, 64};
@@ -163,8 +172,10 @@ std::vector<GroupedCase> cases() {
     out.push_back({{0, 0, 300, 0}, 1000, 520, GatedActivation::kGeGLUTanh, false, kernel});  // one hot expert
     out.push_back({{0, 0, 0, 0, 0, 1, 0, 0}, 1000, 520, GatedActivation::kReGLU, true, kernel});  // T = 1
   }
-  // Experts on both sides of each launch's row range (64, the wide swapped tile's width).
+  // Experts on both sides of each tier's rows (64, 128, 160, 208); the wide tiers' few tiles run on
+  // the unswapped kernel. Then enough experts of 150 and 200 rows for the wide kernels' launches.
   out.push_back({{64, 65, 160, 161, 208, 209, 0, 300}, 1000, 520, GatedActivation::kSwiGLU, true, ""});
+  out.push_back({wide_tier_rows(), 1000, 520, GatedActivation::kSwiGLU, true, ""});
   out.push_back({{5, 9, 0, 17, 2, 1, 33, 8, 4, 0, 11, 7, 3, 6, 2, 1}, 2048, 7168, GatedActivation::kSwiGLU, false, ""});
   out.push_back({{1100, 950}, 1024, 4096, GatedActivation::kGeGLUErf, true, ""});
   // A bound of 64 rows per expert runs the few-rows kernel alone: right where it holds, and where

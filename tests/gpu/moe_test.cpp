@@ -183,7 +183,11 @@ std::vector<GroupedGemmCase> grouped_gemm_cases() {
     out.push_back({ragged, 1000, 520, name(k)});
     out.push_back({{0, 0, 0, 1}, 1000, 520, name(k)});  // T = 1
   }
-  out.push_back({{64, 65, 160, 161, 208, 209, 0, 300}, 1000, 520, ""});  // both sides of each launch's range
+  out.push_back({{64, 65, 160, 161, 208, 209, 0, 300}, 1000, 520, ""});  // both sides of each tier's rows
+  std::vector<std::int32_t> wide(17, 150);  // enough experts for the wide tiers' launches (8 weight tiles each)
+  wide.insert(wide.end(), 17, 200);
+  wide.insert(wide.end(), {0, 64, 65, 300});
+  out.push_back({wide, 1000, 520, ""});
   out.push_back({ragged, 520, 1000, ""});
   out.push_back({{5, 9, 0, 17, 2, 1, 33, 8, 4, 0, 11, 7, 3, 6, 2, 1}, 7168, 256, ""});  // a down projection
   out.push_back({{0, 700, 0}, 4096, 1024, ""});                                        // one hot expert

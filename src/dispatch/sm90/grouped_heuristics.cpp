@@ -60,8 +60,9 @@ constexpr float kWideRowCost = 1.04f;
 // Mixtral, Qwen2-57B-A14B), 200 rows 189.7/219.2/150.6 against 151.9/182.7/127.8 (128x208),
 // 65 rows 142.9/150.8/122.6 against 157.9/193.0/117.8 (128x160).
 // A wide kernel joins only where the bound admits an expert it would take (more rows than the
-// unswapped tile and the narrower wide ones hold); every launch's CTAs return at once when the
-// setup kernel gave it no expert.
+// unswapped tile and the narrower wide ones hold); the setup kernel gives a wide tier's experts to
+// the unswapped kernel when their tiles would not fill the SMs once (grouped_setup.cuh), and every
+// launch's CTAs return at once when it got no expert.
 Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std::int64_t expert_rows_max,
                       const std::vector<KernelKey>& candidates, std::vector<GroupedLaunch>* launches) {
   std::vector<const KernelKey*> swapped;  // narrowest token tile first

@@ -18,25 +18,33 @@ namespace epifuse::kernels::sm90 {
 // One block: expert e's rows are [P(e), P(e+1)) with P(e) the running maximum of offsets[0..e]
 // clamped into [0, T], so that whatever the caller's offsets hold, the experts' runs are disjoint
 // and inside the activations and the output. Experts whose row count `tiers` gives to another
-// tier than `tier` get no rows here: another launch computes them. `experts_here` receives the
-// number of experts this launch computes. With an output (a family whose collective stores D),
-// each expert's D is its rows of out.
+// tier than `tier` get no rows here: another launch computes them. A tier after the first padded
+// one (a wide swapped kernel, grouped_heuristics.cpp) keeps its experts only when their tiles fill
+// the SMs once; otherwise they run in the first padded tier (the unswapped kernel), since a launch
+// of fewer tiles leaves SMs idle while the other launches wait (H200, grouped gate/up,
+// Qwen2-57B-A14B Zipf 256 tokens: 591 µs at fcf4b81, 654 µs with the experts split by padding
+// alone at b5d154d). `experts_here` receives the number of experts this launch computes. With an
+// output (a family whose collective stores D), each expert's D is its rows of out.
 constexpr int kSetUpThreads = 256;
+// Every grouped kernel's tiles cover 128 rows of the weight (the kernel table's grouped rows).
+constexpr int kWeightTileRows = 128;
 
 template <class Assembly, class ElementX, class ElementW, class ElementOut>
 __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
     typename Assembly::GroupArrays arrays, std::int32_t* first_rows, std::int32_t* experts_here,
     const std::int32_t* offsets, int experts, std::int64_t tokens, const detail::GroupTiers tiers, int tier,
-    int weight_rows, int K, const ElementX* x, std::int64_t ldx, const ElementW* w, std::int64_t weight_stride,
-    std::int64_t ldw, ElementOut* out, std::int64_t ldo) {
+    int sm_count, int weight_rows, int K, const ElementX* x, std::int64_t ldx, const ElementW* w,
+    std::int64_t weight_stride, std::int64_t ldw, ElementOut* out, std::int64_t ldo) {
   using Scan = cub::BlockScan<std::int64_t, kSetUpThreads>;
   __shared__ typename Scan::TempStorage scan;
   __shared__ std::int64_t carried;  // the running maximum before this chunk
   __shared__ int here;
+  __shared__ int token_tiles[detail::GroupTiers::kMax];  // each tier's, as the rule alone gives them
   if (threadIdx.x == 0) {
     carried = 0;
     here = 0;
   }
+  if (threadIdx.x < detail::GroupTiers::kMax) token_tiles[threadIdx.x] = 0;
   __syncthreads();
   for (int chunk = 0; chunk <= experts; chunk += kSetUpThreads) {
     const int i = chunk + static_cast<int>(threadIdx.x);  // offsets has experts + 1 entries
@@ -51,11 +59,25 @@ __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
   }
   // first_rows now holds P(e) for e < E; P(E) is the maximum over all offsets.
   const std::int64_t last = carried;
+  auto rows_of = [&](int e) {
+    const std::int64_t end = e + 1 < experts ? first_rows[e + 1] : last;
+    return static_cast<int>(end - first_rows[e]);
+  };
+  for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
+    const int rows = rows_of(e);
+    if (rows == 0) continue;
+    const int t = tiers.tier_of(rows);
+    atomicAdd(&token_tiles[t], (rows + tiers.tile_rows[t] - 1) / tiers.tile_rows[t]);
+  }
+  __syncthreads();
+  const int first_padded = tiers.few_rows_max > 0 ? 1 : 0;
+  const int weight_tiles = (weight_rows + kWeightTileRows - 1) / kWeightTileRows;
   for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
     const std::int64_t begin = first_rows[e];
-    const std::int64_t end = e + 1 < experts ? first_rows[e + 1] : last;
-    const int rows = static_cast<int>(end - begin);
-    const bool mine = rows > 0 && tiers.tier_of(rows) == tier;
+    const int rows = rows_of(e);
+    int t = rows > 0 ? tiers.tier_of(rows) : -1;
+    if (t > first_padded && static_cast<std::int64_t>(token_tiles[t]) * weight_tiles < sm_count) t = first_padded;
+    const bool mine = t == tier;
     if (mine) atomicAdd(&here, 1);
     Assembly::set_group(arrays, e, mine ? rows : 0, weight_rows, K, x + begin * ldx, ldx, w + e * weight_stride, ldw);
     if constexpr (!cute::is_void_v<typename Assembly::ElementD>) {
@@ -67,8 +89,8 @@ __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
 }
 
 // The grouped kernel's entry: CUTLASS's device_kernel, except that every CTA returns at once when
-// the setup kernel gave the launch no expert (the CTAs of an empty launch otherwise start the
-// pipeline and walk every group's shape: 3-12 µs by the probe's hot routings, H200).
+// the setup kernel gave the launch no expert (the CTAs of an empty launch would otherwise set up
+// the pipeline and walk every group's shape).
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::MaxThreadsPerBlock, Kernel::MinBlocksPerMultiprocessor)
     run_unless_idle(CUTLASS_GRID_CONSTANT const typename Kernel::Params params, const std::int32_t* experts_here) {
@@ -150,7 +172,8 @@ Status launch_grouped(const GroupedWorkspace<Assembly>& workspace, const typenam
   auto set_up = [&](cudaStream_t s) {
     set_up_groups<Assembly><<<1, kSetUpThreads, 0, s>>>(
         workspace.arrays(), workspace.group_first_rows(), workspace.launch_experts(), offsets, static_cast<int>(experts),
-        tokens, plan.group_tiers, plan.group_tier, weight_rows, K, x, ldx, w, weight_stride, ldw, out, ldo);
+        tokens, plan.group_tiers, plan.group_tier, plan.sm_count, weight_rows, K, x, ldx, w, weight_stride, ldw, out,
+        ldo);
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) {
       return detail::sm90::cuda_failure("launching the grouped setup kernel", err);
     }
