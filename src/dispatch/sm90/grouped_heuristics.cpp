@@ -45,7 +45,8 @@ std::int64_t expert_rows_bound(std::int64_t rows, std::int64_t max_expert_rows) 
 }
 
 // The relative cost of a padded row on a wide swapped kernel against the unswapped one, where
-// both compute many rows (the same probe, 1024 rows on each of 8 DeepSeek-V3 experts: 128x208
+// both compute many rows (H200, grouped gate/up, each kernel forced,
+// bench/results/moe/grouped-probe-e32a9de.log; 1024 rows on each of 8 DeepSeek-V3 experts: 128x208
 // 617.5 µs for 1040 padded rows, 128x256 591 µs for 1024; 777 rows: 128x160 487 µs for 800,
 // 128x256 528 µs for 896).
 constexpr float kWideRowCost = 1.04f;
