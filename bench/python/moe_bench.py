@@ -20,8 +20,8 @@ MOE_MODELS = {"deepseek-v3": (256, 8, 7168, 2048), "qwen2-57b-a14b": (64, 8, 358
 MOE_TOKENS = [1, 8, 64, 256, 1024, 4096]
 ROUTINGS = ["uniform", "zipf", "hot"]
 BF16 = torch.bfloat16
-KERNEL_EPIFUSE = ("grouped_gated_mlp (max_expert_rows = T): swapped 128x32x128 over experts of <= 64 rows, "
-                  "unswapped 128x256x64 1x2 over the rest (the swapped one alone at T <= 64)")
+KERNEL_EPIFUSE = ("grouped_gated_mlp (max_expert_rows = T): swapped 128x32x128 over experts of <= 64 rows, the "
+                  "others on the tile that pads them least (unswapped 128x256x64 1x2, swapped 128x160 / 128x208 2x1)")
 KERNEL_TORCH = "torch._grouped_mm on [gate; up] + Triton act·mul"
 
 
