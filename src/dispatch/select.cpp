@@ -132,7 +132,7 @@ Status select(const GroupedGemmArgs& args, const DeviceCaps& caps, const std::ve
       return Status::invalid_argument(named + "computes " + types(k.a, k.b, k.d) + ", the call " +
                                       types(g.a_dtype, g.b_dtype, g.d_dtype));
     }
-    launches->push_back({*forced});
+    launches->push_back(GroupedLaunch::alone(*forced));
     return Status::success();
   }
   switch (*arch) {
@@ -156,7 +156,7 @@ Status select(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std
       return Status::invalid_argument(named + "computes " + types(k.a, k.b, k.d) + ", the call " +
                                       types(g.x_dtype, g.w.dtype, g.out_dtype));
     }
-    launches->push_back({*forced});
+    launches->push_back(GroupedLaunch::alone(*forced));
     return Status::success();
   }
   switch (*arch) {

@@ -29,11 +29,20 @@ Status select(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
 Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice);
 // A grouped call runs one launch per kernel, each over the experts its tier gets by row count (the
-// row counts are on the device: the setup kernel of each launch empties the others).
+// row counts are on the device: the call's setup kernel, enqueued by the launch of tier 0, gives
+// each launch the experts of its tier and the others none).
 struct GroupedLaunch {
   KernelChoice choice;
   GroupTiers tiers;  // of the call: one tier (every expert) unless dispatch splits them
   int tier = 0;      // this launch's
+
+  // The one launch of a call that runs every expert on `choice`.
+  static GroupedLaunch alone(const KernelChoice& choice) {
+    GroupedLaunch launch;
+    launch.choice = choice;
+    launch.tiers.swap_ab[0] = choice.key.swap_ab;
+    return launch;
+  }
 };
 Status select(const GroupedGemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               std::vector<GroupedLaunch>* launches);

@@ -96,9 +96,12 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
     EXPECT_EQ(launches[t].tier, t);
     EXPECT_EQ(launches[t].choice.key.grouping, Grouping::kGrouped);
     EXPECT_EQ(launches[t].choice.key.swap_ab, t != 1);
+    // The setup kernel writes each launch's arrays in its kernel's operand order.
+    EXPECT_EQ(tiers.swap_ab[t], launches[t].choice.key.swap_ab);
     // Each walks an expert's rows first, so that each weight tile is read about once.
     EXPECT_EQ(launches[t].choice.raster, t != 1 ? RasterOrder::kAlongN : RasterOrder::kAlongM);
   }
+  const KernelKey narrow = launches[0].choice.key;
   const KernelKey unswapped = launches[1].choice.key;
   EXPECT_EQ(launches[0].choice.key.tile.n, 32);
   EXPECT_EQ(unswapped.tile.n * unswapped.cluster.n, 512) << "the widest unswapped grouped kernel: 128x256, 1x2";
@@ -117,6 +120,7 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_TRUE(launches[0].choice.key.swap_ab);
   EXPECT_EQ(launches[0].tiers.count, 1) << "every expert";
+  EXPECT_TRUE(launches[0].tiers.swap_ab[0]);
 
   // 434 rows; the bound says how many an expert has at most. The launches it leaves out would get
   // no expert under it; an expert past a wrong bound still gets a tier among those launched.
@@ -128,6 +132,7 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
     ASSERT_EQ(launches.size(), count) << "max_expert_rows " << bound;
     EXPECT_EQ(launches[0].tiers.count, static_cast<int>(count));
     EXPECT_LT(launches[0].tiers.tier_of(100000), static_cast<int>(count));
+    for (std::size_t t = 0; t < count; ++t) EXPECT_EQ(launches[0].tiers.swap_ab[t], launches[t].choice.key.swap_ab);
   }
 
   GroupedGatedMlpArgs forced = valid_args();
@@ -135,6 +140,11 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   ASSERT_TRUE(detail::select(forced, h200(), detail::kernel_table(), &launches).ok());
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_EQ(launches[0].tiers.count, 1) << "every expert";
+  EXPECT_FALSE(launches[0].tiers.swap_ab[0]);
+  forced.gated.kernel = KernelChoice{narrow};
+  ASSERT_TRUE(detail::select(forced, h200(), detail::kernel_table(), &launches).ok());
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_TRUE(launches[0].tiers.swap_ab[0]);
 }
 
 }  // namespace

@@ -82,6 +82,7 @@ TEST(GroupedGemmHeuristics, RunsTheSwappedAndUnswappedGroupedGemmKernels) {
   for (const auto& launch : launches) {
     EXPECT_EQ(launch.choice.key.op, Op::kGemm);
     EXPECT_EQ(launch.choice.key.grouping, Grouping::kGrouped);
+    EXPECT_EQ(launch.tiers.swap_ab[launch.tier], launch.choice.key.swap_ab);
   }
   EXPECT_TRUE(launches[0].choice.key.swap_ab);
   EXPECT_FALSE(launches[1].choice.key.swap_ab);
@@ -94,6 +95,7 @@ TEST(GroupedGemmHeuristics, RunsTheSwappedAndUnswappedGroupedGemmKernels) {
   ASSERT_TRUE(detail::select(bounded, caps, detail::kernel_table(), &launches).ok());
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_TRUE(launches[0].choice.key.swap_ab);
+  EXPECT_TRUE(launches[0].tiers.swap_ab[0]);
   EXPECT_EQ(launches[0].tiers.count, 1) << "every expert: one past a wrong bound is still computed";
 
   GemmArgs dense = valid_grouped_gemm().gemm;  // a grouped kernel is not the dense op's

@@ -1,6 +1,6 @@
 // How a grouped call's launches share the experts by row count, known on the device only: the
-// rule is the host's (src/dispatch/sm90/grouped_heuristics.cpp says why), each launch's setup
-// kernel applies it to every expert and keeps those of its own tier.
+// rule is the host's (src/dispatch/sm90/grouped_heuristics.cpp says why); the call's one setup
+// kernel applies it to every expert and fills each launch's arrays with the experts of its tier.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,8 @@ struct GroupTiers {
   // Each other tier: the rows one tile covers and the relative cost of a padded row.
   std::int32_t tile_rows[kMax] = {1, 1, 1, 1};
   float row_cost[kMax] = {1, 1, 1, 1};
+  // Whether tier t's kernel is swapped (the weight is its GEMM's A): the order of its arrays.
+  bool swap_ab[kMax] = {false, false, false, false};
 
   // The tier of an expert of `rows` rows: tier 0 when there is one tier or the few-rows tier
   // holds it, otherwise the one whose tiles pad the rows least, by cost (the first on a tie).

@@ -182,84 +182,84 @@ struct Assembly {
   }
 };
 
+// The device arrays a grouped kernel reads, one entry per group (expert): its GEMM's shape, the
+// operand pointers and strides, and D's. They depend only on the element types and on whether the
+// kernel is swapped, so one setup kernel fills the arrays of every launch of a call
+// (src/kernels/sm90/grouped_setup.cuh); GroupedAssembly checks that its kernel reads these types.
+template <class Element, class ElementD_, bool kSwapAB>
+struct GroupArrays {
+  static constexpr bool kSwapped = kSwapAB;
+  using ElementD = ElementD_;  // void when the epilogue tree stores the output
+  using GroupShape = cute::Shape<int, int, int>;                      // (Mg, Ng, K) of one group's GEMM
+  using StrideAB = cute::Stride<std::int64_t, cute::_1, cute::_0>;    // (Mg or Ng, K, L): K-major
+  using StrideD = cute::conditional_t<kSwapAB, cute::Stride<cute::_1, std::int64_t, cute::_0>,
+                                      cute::Stride<std::int64_t, cute::_1, cute::_0>>;  // (Mg, Ng, L)
+
+  GroupShape* shapes;
+  const Element** a;
+  StrideAB* stride_a;
+  const Element** b;
+  StrideAB* stride_b;
+  ElementD** d;  // null when ElementD is void
+  StrideD* stride_d;
+
+  // Group g's operands: `rows` rows of the activations at x (row stride ldx) and the weight's
+  // `weight_rows` at w (row stride ldw). Swapped, the weight is the GEMM's A.
+  CUTLASS_HOST_DEVICE void set_group(int g, int rows, int weight_rows, int K, const Element* x, std::int64_t ldx,
+                                     const Element* w, std::int64_t ldw) const {
+    using cute::_0;
+    using cute::_1;
+    shapes[g] = kSwapAB ? GroupShape{weight_rows, rows, K} : GroupShape{rows, weight_rows, K};
+    a[g] = kSwapAB ? w : x;
+    b[g] = kSwapAB ? x : w;
+    stride_a[g] = StrideAB{kSwapAB ? ldw : ldx, _1{}, _0{}};
+    stride_b[g] = StrideAB{kSwapAB ? ldx : ldw, _1{}, _0{}};
+  }
+
+  // Group g's D: its rows of a row-major output, from out on (row stride ldo).
+  CUTLASS_HOST_DEVICE void set_output(int g, ElementD* out, std::int64_t ldo) const {
+    using cute::_0;
+    using cute::_1;
+    d[g] = out;
+    if constexpr (kSwapAB) {
+      stride_d[g] = StrideD{_1{}, ldo, _0{}};
+    } else {
+      stride_d[g] = StrideD{ldo, _1{}, _0{}};
+    }
+  }
+};
+
 // The grouped counterpart of Assembly: one GEMM per group (expert) in one persistent launch,
 // CUTLASS's pointer-array mainloop and group scheduler. Each group's shape, operand pointers and
-// strides are device arrays (written on the stream before the launch), so the group sizes never
-// reach the host.
+// strides are device arrays (GroupArrays, written on the stream before the launch), so the group
+// sizes never reach the host.
 template <class ElementA, class ElementB, class TileShape_, class ClusterShape_, class Schedule, bool kSwapAB,
           class Epilogue>
 struct GroupedAssembly {
   using TileShape = TileShape_;
   using ClusterShape = ClusterShape_;
-  using GemmElementA = cute::conditional_t<kSwapAB, ElementB, ElementA>;
-  using GemmElementB = cute::conditional_t<kSwapAB, ElementA, ElementB>;
+  static_assert(cute::is_same_v<ElementA, ElementB>, "GroupArrays holds one element type for both operands");
   static_assert(!cute::is_same_v<Schedule, Cooperative> || cute::size<0>(TileShape{}) >= 128,
                 "the cooperative schedule splits tile M over two warpgroups: tile M must be >= 128");
 
   using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
-      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, GemmElementA, cutlass::layout::RowMajor*,
-      kAlignment<GemmElementA>, GemmElementB, cutlass::layout::ColumnMajor*, kAlignment<GemmElementB>, float,
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, cutlass::layout::RowMajor*,
+      kAlignment<ElementA>, ElementB, cutlass::layout::ColumnMajor*, kAlignment<ElementB>, float,
       TileShape, ClusterShape,
       cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
       typename Schedule::GroupedMainloopSchedule>::CollectiveOp;
   static_assert(cute::size<1>(typename Mainloop::TiledMma::AtomShape_MNK{}) == cute::size<1>(TileShape{}),
                 "one wgmma must span the tile's N: compile with -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED");
 
-  using GroupShape = cute::Shape<int, int, int>;  // (Mg, Ng, K) of one group's GEMM
-  using ProblemShape = cutlass::gemm::GroupProblemShape<GroupShape>;
+  using GroupArrays = sm90::GroupArrays<ElementA, typename Epilogue::ElementD, kSwapAB>;
+  using ProblemShape = cutlass::gemm::GroupProblemShape<typename GroupArrays::GroupShape>;
   using Kernel = cutlass::gemm::kernel::GemmUniversal<ProblemShape, Mainloop, Epilogue>;
-  using StrideA = typename Kernel::InternalStrideA;  // (Mg, K, L) of one group's A
-  using StrideB = typename Kernel::InternalStrideB;
-  using ElementD = typename Epilogue::ElementD;      // void when the epilogue tree stores the output
-  using StrideD = typename Epilogue::InternalStrideD;  // (Mg, Ng, L) of one group's D
-
-  // Group g's GEMM over `rows` rows of the activations and the weight's `weight_rows`.
-  CUTLASS_HOST_DEVICE static GroupShape group_shape(int rows, int weight_rows, int K) {
-    return kSwapAB ? GroupShape{weight_rows, rows, K} : GroupShape{rows, weight_rows, K};
-  }
-
-  // The device arrays the kernel reads, one entry per group.
-  struct GroupArrays {
-    GroupShape* shapes;
-    const GemmElementA** a;
-    StrideA* stride_a;
-    const GemmElementB** b;
-    StrideB* stride_b;
-    ElementD** d;  // null when ElementD is void
-    StrideD* stride_d;
-  };
-
-  // Group g's operands: `rows` rows of the activations at x (row stride ldx) and the weight at w
-  // (row stride ldw).
-  CUTLASS_HOST_DEVICE static void set_group(const GroupArrays& arrays, int g, int rows, int weight_rows, int K,
-                                            const ElementA* x, std::int64_t ldx, const ElementB* w, std::int64_t ldw) {
-    using cute::_1;
-    arrays.shapes[g] = group_shape(rows, weight_rows, K);
-    if constexpr (kSwapAB) {
-      arrays.a[g] = w;
-      arrays.b[g] = x;
-      arrays.stride_a[g] = StrideA{ldw, _1{}, cute::_0{}};
-      arrays.stride_b[g] = StrideB{ldx, _1{}, cute::_0{}};
-    } else {
-      arrays.a[g] = x;
-      arrays.b[g] = w;
-      arrays.stride_a[g] = StrideA{ldx, _1{}, cute::_0{}};
-      arrays.stride_b[g] = StrideB{ldw, _1{}, cute::_0{}};
-    }
-  }
-
-  // Group g's D: its rows of a row-major output, from d on (row stride ldd).
-  template <class Element>
-  CUTLASS_HOST_DEVICE static void set_output(const GroupArrays& arrays, int g, Element* d, std::int64_t ldd) {
-    using cute::_0;
-    using cute::_1;
-    arrays.d[g] = d;
-    if constexpr (kSwapAB) {
-      arrays.stride_d[g] = StrideD{_1{}, ldd, _0{}};
-    } else {
-      arrays.stride_d[g] = StrideD{ldd, _1{}, _0{}};
-    }
-  }
+  static_assert(cute::is_same_v<typename Kernel::InternalStrideA, typename GroupArrays::StrideAB> &&
+                    cute::is_same_v<typename Kernel::InternalStrideB, typename GroupArrays::StrideAB>,
+                "the kernel reads the operand strides GroupArrays writes");
+  static_assert(cute::is_void_v<typename GroupArrays::ElementD> ||
+                    cute::is_same_v<typename Epilogue::InternalStrideD, typename GroupArrays::StrideD>,
+                "the kernel reads the output strides GroupArrays writes");
 
   static typename Kernel::Arguments arguments(int groups, const GroupArrays& arrays,
                                               const typename Epilogue::FusionCallbacks::Arguments& tree,

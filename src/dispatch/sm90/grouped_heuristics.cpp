@@ -86,7 +86,7 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std
   }
   // No expert past 64 rows (or no unswapped kernel): the few-rows kernel alone, over every expert.
   if (!swapped.empty() && (unswapped == nullptr || expert_rows_max <= kSwappedRowsMax)) {
-    launches->push_back({rows_first(*swapped.front())});
+    launches->push_back(GroupedLaunch::alone(rows_first(*swapped.front())));
     return Status::success();
   }
   std::vector<const KernelKey*> kernels;  // in tier order
@@ -94,6 +94,7 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std
   auto add = [&](const KernelKey* k, std::int32_t tile_rows, float row_cost) {
     tiers.tile_rows[kernels.size()] = tile_rows;
     tiers.row_cost[kernels.size()] = row_cost;
+    tiers.swap_ab[kernels.size()] = k->swap_ab;
     kernels.push_back(k);
   };
   if (!swapped.empty()) {

@@ -59,7 +59,7 @@ struct GroupedGatedMlpKernel {
   using Assembly = asm90::GroupedAssembly<Element, Element, TileShape, ClusterShape, Schedule, kSwapAB, Epilogue>;
   using Kernel = typename Assembly::Kernel;
 
-  using Workspace = GroupedWorkspace<Assembly>;
+  using Workspace = GroupedWorkspace<Element, void>;
 
   static typename Kernel::Arguments arguments(const GroupedGatedMlpArgs& args, const Workspace& workspace,
                                               const detail::LaunchPlan& plan) {
@@ -71,12 +71,13 @@ struct GroupedGatedMlpKernel {
         gate_up,
         {static_cast<Element*>(g.out), asm90::output_stride<kSwapAB, StrideOut>(g.ldo), device::gated_math(g), 0,
          workspace.group_first_rows()}};
-    return Assembly::arguments(static_cast<int>(args.experts), workspace.arrays(), tree, plan);
+    return Assembly::arguments(static_cast<int>(args.experts), workspace.template arrays<kSwapAB>(plan.group_tier), tree,
+                               plan);
   }
 
   static Status run(const GroupedGatedMlpArgs& args, const detail::LaunchPlan& plan, cudaStream_t stream) {
     const GatedMlpArgs& g = args.gated;
-    const Workspace workspace(args.experts, g.workspace);
+    const Workspace workspace(args.experts, plan.group_tiers.count, g.workspace);
     return launch_grouped<Assembly>(workspace, arguments(args, workspace, plan), args.expert_offsets, args.experts,
                                     g.M, static_cast<int>(2 * g.w.N), static_cast<int>(g.w.K),
                                     static_cast<const Element*>(g.x), g.ldx, static_cast<const Element*>(g.w.weight),
@@ -84,7 +85,7 @@ struct GroupedGatedMlpKernel {
   }
 
   static std::size_t workspace_bytes(const GroupedGatedMlpArgs& args, const detail::LaunchPlan& plan) {
-    const Workspace workspace(args.experts, nullptr);
+    const Workspace workspace(args.experts, plan.group_tiers.count, nullptr);
     return workspace.bytes(Kernel::get_workspace_size(arguments(args, workspace, plan)));
   }
 };

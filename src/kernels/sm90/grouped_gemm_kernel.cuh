@@ -42,17 +42,17 @@ struct GroupedGemmKernel {
                                                     typename RuntimeEpilogue::Tree>;
   using Assembly = asm90::GroupedAssembly<ElementAB, ElementAB, TileShape, ClusterShape, Schedule, kKey.swap_ab, Epilogue>;
   using Kernel = typename Assembly::Kernel;
-  using Workspace = GroupedWorkspace<Assembly>;
+  using Workspace = GroupedWorkspace<ElementAB, ElementD>;
 
   static typename Kernel::Arguments arguments(const GroupedGemmArgs& args, const Workspace& workspace,
                                               const detail::LaunchPlan& plan) {
-    return Assembly::arguments(static_cast<int>(args.experts), workspace.arrays(),
+    return Assembly::arguments(static_cast<int>(args.experts), workspace.template arrays<kKey.swap_ab>(plan.group_tier),
                                RuntimeEpilogue::arguments(args.gemm.epilogue), plan);
   }
 
   static Status run(const GroupedGemmArgs& args, const detail::LaunchPlan& plan, cudaStream_t stream) {
     const GemmArgs& g = args.gemm;
-    const Workspace workspace(args.experts, g.workspace);
+    const Workspace workspace(args.experts, plan.group_tiers.count, g.workspace);
     return launch_grouped<Assembly>(workspace, arguments(args, workspace, plan), args.expert_offsets, args.experts,
                                     g.M, static_cast<int>(g.N), static_cast<int>(g.K),
                                     static_cast<const ElementAB*>(g.A), g.lda, static_cast<const ElementAB*>(g.B),
@@ -60,7 +60,7 @@ struct GroupedGemmKernel {
   }
 
   static std::size_t workspace_bytes(const GroupedGemmArgs& args, const detail::LaunchPlan& plan) {
-    const Workspace workspace(args.experts, nullptr);
+    const Workspace workspace(args.experts, plan.group_tiers.count, nullptr);
     return workspace.bytes(Kernel::get_workspace_size(arguments(args, workspace, plan)));
   }
 };

@@ -1,7 +1,8 @@
 // What every sm90 grouped family (a MoE layer's experts in one launch) does around its CUTLASS
-// kernel: the workspace (the experts' shapes, operand pointers and strides, each expert's first
-// row, then the kernel's own), and the setup kernel that fills it from the expert offsets on the
-// device, so that the host never sees the group sizes and the call is capturable in a CUDA graph.
+// kernels: the call's workspace (each expert's first row, each launch's expert count and group
+// arrays, then the kernels' own), the one setup kernel that fills it from the expert offsets on
+// the device, so that the host never sees the group sizes and the call is capturable in a CUDA
+// graph, and the launches.
 #pragma once
 
 #include <cub/block/block_scan.cuh>
@@ -11,40 +12,115 @@
 #include <cstdint>
 
 #include "epifuse/detail/launch_plan.hpp"
+#include "epifuse/detail/sm90_assembly.cuh"
 #include "epifuse/detail/sm90_launch.cuh"
 
 namespace epifuse::kernels::sm90 {
 
-// One block: expert e's rows are [P(e), P(e+1)) with P(e) the running maximum of offsets[0..e]
-// clamped into [0, T], so that whatever the caller's offsets hold, the experts' runs are disjoint
-// and inside the activations and the output. Experts whose row count `tiers` gives to another
-// tier than `tier` get no rows here: another launch computes them. A tier after the first padded
-// one (a wide swapped kernel, grouped_heuristics.cpp) keeps its experts only when their tiles fill
-// the SMs once; otherwise they run in the first padded tier (the unswapped kernel), since a launch
-// of fewer tiles leaves SMs idle while the other launches wait (H200, grouped gate/up,
-// Qwen2-57B-A14B Zipf 256 tokens: 591 µs at fcf4b81, 654 µs with the experts split by padding
-// alone at b5d154d). `experts_here` receives the number of experts this launch computes. With an
-// output (a family whose collective stores D), each expert's D is its rows of out.
+// The workspace of a grouped call over E experts and `tiers` launches: each expert's first row,
+// each launch's expert count, each launch's group arrays (every array 256-byte aligned), then the
+// kernels' own part, whose per-SM TMA descriptors need 64-byte alignment: it starts at the first
+// 128-byte boundary past the arrays (the caller's workspace is only 16-byte aligned). The
+// launches run in turn on one stream and share that part; each has its own arrays, which the
+// setup kernel writes before the first launch.
+template <class Element, class ElementD>
+struct GroupedWorkspace {
+  static constexpr std::size_t kKernelAlignment = 128;
+  static constexpr bool kHasD = !cute::is_void_v<ElementD>;
+  template <bool kSwapAB>
+  using Arrays = detail::sm90::GroupArrays<Element, ElementD, kSwapAB>;
+
+  // Offsets from the workspace's start; shapes ... stride_d within one launch's arrays.
+  std::size_t first_rows = 0, experts_here = 0, launch_arrays = 0, launch_bytes = 0, kernel = 0;
+  std::size_t shapes = 0, a = 0, stride_a = 0, b = 0, stride_b = 0, d = 0, stride_d = 0;
+  void* base = nullptr;  // null for a workspace-size query
+
+  CUTLASS_HOST_DEVICE static std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+  CUTLASS_HOST_DEVICE GroupedWorkspace(std::int64_t experts, int launches, void* workspace) : base(workspace) {
+    static_assert(sizeof(typename Arrays<true>::StrideD) == sizeof(typename Arrays<false>::StrideD),
+                  "swapped and unswapped launches' arrays take the same room");
+    const auto e = static_cast<std::size_t>(experts);
+    experts_here = first_rows + aligned(e * sizeof(std::int32_t));
+    launch_arrays = experts_here + aligned(detail::GroupTiers::kMax * sizeof(std::int32_t));
+    a = shapes + aligned(e * sizeof(typename Arrays<false>::GroupShape));
+    stride_a = a + aligned(e * sizeof(const Element*));
+    b = stride_a + aligned(e * sizeof(typename Arrays<false>::StrideAB));
+    stride_b = b + aligned(e * sizeof(const Element*));
+    d = stride_b + aligned(e * sizeof(typename Arrays<false>::StrideAB));
+    stride_d = d + (kHasD ? aligned(e * sizeof(void*)) : 0);
+    launch_bytes = stride_d + (kHasD ? aligned(e * sizeof(typename Arrays<false>::StrideD)) : 0);
+    kernel = launch_arrays + static_cast<std::size_t>(launches) * launch_bytes;
+  }
+
+  template <class T>
+  CUTLASS_HOST_DEVICE T* at(std::size_t offset) const {
+    return base != nullptr ? reinterpret_cast<T*>(static_cast<char*>(base) + offset) : nullptr;
+  }
+  // The arrays of the launch of tier `tier`, whose kernel is swapped or not.
+  template <bool kSwapAB>
+  CUTLASS_HOST_DEVICE Arrays<kSwapAB> arrays(int tier) const {
+    using A = Arrays<kSwapAB>;
+    const std::size_t at_launch = launch_arrays + static_cast<std::size_t>(tier) * launch_bytes;
+    return {at<typename A::GroupShape>(at_launch + shapes),   at<const Element*>(at_launch + a),
+            at<typename A::StrideAB>(at_launch + stride_a),   at<const Element*>(at_launch + b),
+            at<typename A::StrideAB>(at_launch + stride_b),   kHasD ? at<ElementD*>(at_launch + d) : nullptr,
+            kHasD ? at<typename A::StrideD>(at_launch + stride_d) : nullptr};
+  }
+  CUTLASS_HOST_DEVICE std::int32_t* group_first_rows() const { return at<std::int32_t>(first_rows); }
+  CUTLASS_HOST_DEVICE std::int32_t* launch_experts(int tier) const { return at<std::int32_t>(experts_here) + tier; }
+  void* kernel_workspace() const {
+    const auto start = reinterpret_cast<std::uintptr_t>(at<char>(kernel));
+    return reinterpret_cast<void*>((start + kKernelAlignment - 1) / kKernelAlignment * kKernelAlignment);
+  }
+  // The kernel's part depends on the SM count and the experts, not on where the arrays lie.
+  std::size_t bytes(std::size_t kernel_bytes) const { return kernel + kKernelAlignment + kernel_bytes; }
+};
+
 constexpr int kSetUpThreads = 256;
 // Every grouped kernel's tiles cover 128 rows of the weight (the kernel table's grouped rows).
 constexpr int kWeightTileRows = 128;
 
-template <class Assembly, class ElementX, class ElementW, class ElementOut>
+// Expert e in one launch's arrays: `rows` rows of x from row `begin` (0 rows: another launch
+// computes the expert), its weight at w, and its rows of out when the kernel stores D.
+template <class Arrays, class Element, class ElementD>
+__device__ void set_up_group(const Arrays& arrays, int e, std::int64_t begin, int rows, int weight_rows, int K,
+                             const Element* x, std::int64_t ldx, const Element* w, std::int64_t ldw, ElementD* out,
+                             std::int64_t ldo) {
+  arrays.set_group(e, rows, weight_rows, K, x + begin * ldx, ldx, w, ldw);
+  if constexpr (!cute::is_void_v<ElementD>) arrays.set_output(e, out + begin * ldo, ldo);
+}
+
+// One block, once per call, before its first launch: expert e's rows are [P(e), P(e+1)) with
+// P(e) the running maximum of offsets[0..e] clamped into [0, T], so that whatever the caller's
+// offsets hold, the experts' runs are disjoint and inside the activations and the output. Each
+// expert goes to the tier `tiers` gives its row count and every other launch gets it with no
+// rows. A tier after the first padded one (a wide swapped kernel, grouped_heuristics.cpp) keeps
+// its experts only when their tiles fill the SMs once; otherwise they run in the first padded
+// tier (the unswapped kernel), since a launch of fewer tiles leaves SMs idle while the other
+// launches wait (H200, grouped gate/up, Qwen2-57B-A14B Zipf 256 tokens: 591 µs at fcf4b81,
+// 654 µs with the experts split by padding alone at b5d154d). Each launch's expert count goes to
+// its `launch_experts`. With an output (a family whose collective stores D), each expert's D is
+// its rows of out. One setup kernel for all launches rather than one per launch: each took
+// 6.7-7.2 µs of GPU time, an empty grouped kernel 2.6-2.7 (H200, ncu, Mixtral experts at 256 tokens,
+// bench/results/moe/ncu-grouped-launches-3207ae9.csv).
+template <class Element, class ElementD>
 __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
-    typename Assembly::GroupArrays arrays, std::int32_t* first_rows, std::int32_t* experts_here,
-    const std::int32_t* offsets, int experts, std::int64_t tokens, const detail::GroupTiers tiers, int tier,
-    int sm_count, int weight_rows, int K, const ElementX* x, std::int64_t ldx, const ElementW* w,
-    std::int64_t weight_stride, std::int64_t ldw, ElementOut* out, std::int64_t ldo) {
+    const GroupedWorkspace<Element, ElementD> workspace, const std::int32_t* offsets, int experts,
+    std::int64_t tokens, const detail::GroupTiers tiers, int sm_count, int weight_rows, int K, const Element* x,
+    std::int64_t ldx, const Element* w, std::int64_t weight_stride, std::int64_t ldw, ElementD* out,
+    std::int64_t ldo) {
   using Scan = cub::BlockScan<std::int64_t, kSetUpThreads>;
   __shared__ typename Scan::TempStorage scan;
   __shared__ std::int64_t carried;  // the running maximum before this chunk
-  __shared__ int here;
+  __shared__ int here[detail::GroupTiers::kMax];         // each launch's experts
   __shared__ int token_tiles[detail::GroupTiers::kMax];  // each tier's, as the rule alone gives them
-  if (threadIdx.x == 0) {
-    carried = 0;
-    here = 0;
+  std::int32_t* first_rows = workspace.group_first_rows();
+  if (threadIdx.x == 0) carried = 0;
+  if (threadIdx.x < detail::GroupTiers::kMax) {
+    here[threadIdx.x] = 0;
+    token_tiles[threadIdx.x] = 0;
   }
-  if (threadIdx.x < detail::GroupTiers::kMax) token_tiles[threadIdx.x] = 0;
   __syncthreads();
   for (int chunk = 0; chunk <= experts; chunk += kSetUpThreads) {
     const int i = chunk + static_cast<int>(threadIdx.x);  // offsets has experts + 1 entries
@@ -75,17 +151,25 @@ __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
   for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
     const std::int64_t begin = first_rows[e];
     const int rows = rows_of(e);
-    int t = rows > 0 ? tiers.tier_of(rows) : -1;
-    if (t > first_padded && static_cast<std::int64_t>(token_tiles[t]) * weight_tiles < sm_count) t = first_padded;
-    const bool mine = t == tier;
-    if (mine) atomicAdd(&here, 1);
-    Assembly::set_group(arrays, e, mine ? rows : 0, weight_rows, K, x + begin * ldx, ldx, w + e * weight_stride, ldw);
-    if constexpr (!cute::is_void_v<typename Assembly::ElementD>) {
-      Assembly::set_output(arrays, e, out + begin * ldo, ldo);
+    int tier = rows > 0 ? tiers.tier_of(rows) : -1;
+    if (tier > first_padded && static_cast<std::int64_t>(token_tiles[tier]) * weight_tiles < sm_count) {
+      tier = first_padded;
+    }
+    if (tier >= 0) atomicAdd(&here[tier], 1);
+    const Element* weight = w + e * weight_stride;
+    for (int launch = 0; launch < tiers.count; ++launch) {
+      const int launch_rows = launch == tier ? rows : 0;
+      if (tiers.swap_ab[launch]) {
+        set_up_group(workspace.template arrays<true>(launch), e, begin, launch_rows, weight_rows, K, x, ldx, weight, ldw,
+                     out, ldo);
+      } else {
+        set_up_group(workspace.template arrays<false>(launch), e, begin, launch_rows, weight_rows, K, x, ldx, weight,
+                     ldw, out, ldo);
+      }
     }
   }
   __syncthreads();
-  if (threadIdx.x == 0) *experts_here = here;
+  if (threadIdx.x < tiers.count) *workspace.launch_experts(threadIdx.x) = here[threadIdx.x];
 }
 
 // The grouped kernel's entry: CUTLASS's device_kernel, except that every CTA returns at once when
@@ -112,75 +196,32 @@ struct UnlessIdleEntry {
   }
 };
 
-// The workspace of a grouped launch over E experts: the setup kernel's arrays (each 256-byte
-// aligned), then the kernel's own, whose per-SM TMA descriptors need 64-byte alignment: it
-// starts at the first 128-byte boundary past the arrays (the caller's workspace is only 16-byte
-// aligned).
-template <class Assembly>
-struct GroupedWorkspace {
-  static constexpr std::size_t kKernelAlignment = 128;
-  static constexpr bool kHasD = !cute::is_void_v<typename Assembly::ElementD>;
-
-  std::size_t shapes = 0, a = 0, stride_a = 0, b = 0, stride_b = 0, d = 0, stride_d = 0, first_rows = 0,
-              experts_here = 0, kernel = 0;
-  void* base = nullptr;  // null for a workspace-size query
-
-  static std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
-  GroupedWorkspace(std::int64_t experts, void* workspace) : base(workspace) {
-    const auto e = static_cast<std::size_t>(experts);
-    a = shapes + aligned(e * sizeof(typename Assembly::GroupShape));
-    stride_a = a + aligned(e * sizeof(void*));
-    b = stride_a + aligned(e * sizeof(typename Assembly::StrideA));
-    stride_b = b + aligned(e * sizeof(void*));
-    d = stride_b + aligned(e * sizeof(typename Assembly::StrideB));
-    stride_d = d + (kHasD ? aligned(e * sizeof(void*)) : 0);
-    first_rows = stride_d + (kHasD ? aligned(e * sizeof(typename Assembly::StrideD)) : 0);
-    experts_here = first_rows + aligned(e * sizeof(std::int32_t));
-    kernel = experts_here + aligned(sizeof(std::int32_t));
+// Launches the grouped kernel of `plan.group_tier` on `stream`, after the setup kernel when this
+// is the call's first launch (tier 0); the kernel returns at once when it got no expert.
+template <class Assembly, class Element, class ElementD>
+Status launch_grouped(const GroupedWorkspace<Element, ElementD>& workspace,
+                      const typename Assembly::Kernel::Arguments& arguments, const std::int32_t* offsets,
+                      std::int64_t experts, std::int64_t tokens, int weight_rows, int K, const Element* x,
+                      std::int64_t ldx, const Element* w, std::int64_t weight_stride, std::int64_t ldw, ElementD* out,
+                      std::int64_t ldo, const detail::LaunchPlan& plan, cudaStream_t stream) {
+  const detail::GroupTiers& tiers = plan.group_tiers;
+  if (plan.group_tier < 0 || plan.group_tier >= tiers.count ||
+      tiers.swap_ab[plan.group_tier] != Assembly::GroupArrays::kSwapped) {
+    return Status::internal("a grouped launch's plan does not match its kernel's tier");
   }
-
-  template <class T>
-  T* at(std::size_t offset) const {
-    return base != nullptr ? reinterpret_cast<T*>(static_cast<char*>(base) + offset) : nullptr;
-  }
-  typename Assembly::GroupArrays arrays() const {
-    using A = Assembly;
-    return {at<typename A::GroupShape>(shapes),   at<const typename A::GemmElementA*>(a),
-            at<typename A::StrideA>(stride_a),    at<const typename A::GemmElementB*>(b),
-            at<typename A::StrideB>(stride_b),    kHasD ? at<typename A::ElementD*>(d) : nullptr,
-            kHasD ? at<typename A::StrideD>(stride_d) : nullptr};
-  }
-  std::int32_t* group_first_rows() const { return at<std::int32_t>(first_rows); }
-  std::int32_t* launch_experts() const { return at<std::int32_t>(experts_here); }
-  void* kernel_workspace() const {
-    const auto start = reinterpret_cast<std::uintptr_t>(at<char>(kernel));
-    return reinterpret_cast<void*>((start + kKernelAlignment - 1) / kKernelAlignment * kKernelAlignment);
-  }
-  // The kernel's part depends on the SM count and the experts, not on where the arrays lie.
-  std::size_t bytes(std::size_t kernel_bytes) const { return kernel + kKernelAlignment + kernel_bytes; }
-};
-
-// Launches the setup kernel, then the grouped kernel (which returns at once when it got no
-// expert), on `stream`.
-template <class Assembly, class ElementX, class ElementW, class ElementOut>
-Status launch_grouped(const GroupedWorkspace<Assembly>& workspace, const typename Assembly::Kernel::Arguments& arguments,
-                      const std::int32_t* offsets, std::int64_t experts, std::int64_t tokens, int weight_rows, int K,
-                      const ElementX* x, std::int64_t ldx, const ElementW* w, std::int64_t weight_stride,
-                      std::int64_t ldw, ElementOut* out, std::int64_t ldo, const detail::LaunchPlan& plan,
-                      cudaStream_t stream) {
   auto set_up = [&](cudaStream_t s) {
-    set_up_groups<Assembly><<<1, kSetUpThreads, 0, s>>>(
-        workspace.arrays(), workspace.group_first_rows(), workspace.launch_experts(), offsets, static_cast<int>(experts),
-        tokens, plan.group_tiers, plan.group_tier, plan.sm_count, weight_rows, K, x, ldx, w, weight_stride, ldw, out,
-        ldo);
+    if (plan.group_tier != 0) return Status::success();
+    set_up_groups<Element, ElementD><<<1, kSetUpThreads, 0, s>>>(workspace, offsets, static_cast<int>(experts), tokens,
+                                                                 tiers, plan.sm_count, weight_rows, K, x, ldx, w,
+                                                                 weight_stride, ldw, out, ldo);
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) {
       return detail::sm90::cuda_failure("launching the grouped setup kernel", err);
     }
     return Status::success();
   };
   return detail::sm90::launch<typename Assembly::Kernel, detail::sm90::NoTreeDescriptors>(
-      arguments, workspace.kernel_workspace(), plan.device, stream, set_up, UnlessIdleEntry{workspace.launch_experts()});
+      arguments, workspace.kernel_workspace(), plan.device, stream, set_up,
+      UnlessIdleEntry{workspace.launch_experts(plan.group_tier)});
 }
 
 }  // namespace epifuse::kernels::sm90
