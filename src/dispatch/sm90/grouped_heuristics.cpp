@@ -1,15 +1,15 @@
-// The launches of the grouped ops (the gated MLP and the GEMM by one rule). Each expert's row
-// count is known on the device only, so a call runs each grouped kernel over the experts it suits
-// (the setup kernel of each launch gives the other experts no rows, by the rule of GroupTiers):
-// the narrowest swapped one (the weight on wgmma's 128-row side, 32 rows per tile) over experts of
-// at most 64 rows, then, by least padding, the unswapped one of the widest cluster tile (128x256,
-// a 1x2 cluster) and the wide swapped ones (one token tile of 160 or 208 rows). H200, grouped
-// gate/up, each kernel forced over every expert (bench/results/moe/grouped-probe-72b18d1.log): the
-// 128x256 1x2 kernel ran 1.06-1.42x faster than the 128x128 one at 1024 and 4096 tokens on
-// DeepSeek-V3, Qwen2-57B-A14B and Mixtral experts (uniform, Zipf, hot), 1.24x with about 128 rows
-// per expert (DeepSeek-V3, 4096 tokens, uniform), 0.94-0.95x with 2-8 experts of 256 rows (hot
-// routing on Qwen2-57B and Mixtral, few tiles for the GPU); the 128x128 kernels were then dropped
-// from the table.
+// The launches of the grouped ops (the gated MLP and the GEMM by one rule). Each expert's row count
+// is known on the device only, so a call runs each grouped kernel over the experts it suits (the
+// call's one setup kernel gives each launch its experts and the others no rows, by the rule of
+// GroupTiers): the narrowest swapped one (the weight on wgmma's 128-row side, 32 rows per tile)
+// over experts of at most 64 rows, then, by least padding, the unswapped one of the widest cluster
+// tile (128x256, a 1x2 cluster) and the wide swapped ones (one token tile of 160 or 208 rows).
+// H200, grouped gate/up, each kernel forced over every expert
+// (bench/results/moe/grouped-probe-72b18d1.log): the 128x256 1x2 kernel ran 1.06-1.42x faster than
+// the 128x128 one at 1024 and 4096 tokens on DeepSeek-V3, Qwen2-57B-A14B and Mixtral experts
+// (uniform, Zipf, hot), 1.24x with about 128 rows per expert (DeepSeek-V3, 4096 tokens, uniform),
+// 0.94-0.95x with 2-8 experts of 256 rows (hot routing on Qwen2-57B and Mixtral, few tiles for the
+// GPU); the 128x128 kernels were then dropped from the table.
 // Swapped against unswapped 128x128 (grouped-probe-b1d9340.log): about 32 rows per expert 3529
 // against 4287 µs; every row on 8 of 256 experts (1024 each), 1817 against 744.
 #include <algorithm>
