@@ -17,7 +17,7 @@
 
 namespace epifuse::kernels::sm90 {
 
-// The workspace of a grouped call over E experts and `tiers` launches: each expert's first row,
+// The workspace of a grouped call over E experts and L launches: each expert's first row,
 // each launch's expert count, each launch's group arrays (every array 256-byte aligned), then the
 // kernels' own part, whose per-SM TMA descriptors need 64-byte alignment: it starts at the first
 // 128-byte boundary past the arrays (the caller's workspace is only 16-byte aligned). The
