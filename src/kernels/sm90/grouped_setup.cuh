@@ -8,7 +8,6 @@
 #include <cub/block/block_scan.cuh>
 #include <cute/tensor.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -82,14 +81,6 @@ constexpr int kSetUpThreads = 256;
 // Every grouped kernel's tiles cover 128 rows of the weight (the kernel table's grouped rows).
 constexpr int kWeightTileRows = 128;
 
-// Programmatic dependent launch (PTX griddepcontrol): a grouped launch may start while the kernel
-// before it on the stream (the setup kernel, or the previous launch) still runs, and waits for that
-// kernel's end and its writes before it reads anything. A grouped launch's CTAs cannot share an SM
-// with the one before (each fills its shared memory), so what overlaps is the launch itself: the
-// CTAs are placed while the setup kernel runs, or as soon as the previous launch's CTAs have exited.
-__device__ __forceinline__ void let_dependents_launch() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
-__device__ __forceinline__ void wait_for_prerequisite_grids() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
-
 // Expert e in one launch's arrays: `rows` rows of x from row `begin` (0 rows: another launch
 // computes the expert), its weight at w, and its rows of out when the kernel stores D.
 template <class Arrays, class Element, class ElementD>
@@ -112,15 +103,13 @@ __device__ void set_up_group(const Arrays& arrays, int e, std::int64_t begin, in
 // its `launch_experts`. With an output (a family whose collective stores D), each expert's D is
 // its rows of out. One setup kernel for all launches rather than one per launch: each took
 // 6.7-7.2 µs of GPU time, an empty grouped kernel 2.6-2.7 (H200, ncu, Mixtral experts at 256 tokens,
-// bench/results/moe/ncu-grouped-launches-3207ae9.csv). It lets the first launch start at once
-// (programmatic dependent launch): that launch's CTAs wait for this kernel's end and writes.
+// bench/results/moe/ncu-grouped-launches-3207ae9.csv).
 template <class Element, class ElementD>
 __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
     const GroupedWorkspace<Element, ElementD> workspace, const std::int32_t* offsets, int experts,
     std::int64_t tokens, const detail::GroupTiers tiers, int sm_count, int weight_rows, int K, const Element* x,
     std::int64_t ldx, const Element* w, std::int64_t weight_stride, std::int64_t ldw, ElementD* out,
     std::int64_t ldo) {
-  let_dependents_launch();
   using Scan = cub::BlockScan<std::int64_t, kSetUpThreads>;
   __shared__ typename Scan::TempStorage scan;
   __shared__ std::int64_t carried;  // the running maximum before this chunk
@@ -183,14 +172,12 @@ __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
   if (threadIdx.x < tiers.count) *workspace.launch_experts(threadIdx.x) = here[threadIdx.x];
 }
 
-// The grouped kernel's entry: CUTLASS's device_kernel, except that it first waits for the kernel
-// before it (launched as its programmatic dependent) and every CTA returns at once when the setup
-// kernel gave the launch no expert (the CTAs of an empty launch would otherwise set up the pipeline
-// and walk every group's shape).
+// The grouped kernel's entry: CUTLASS's device_kernel, except that every CTA returns at once when
+// the setup kernel gave the launch no expert (the CTAs of an empty launch would otherwise set up
+// the pipeline and walk every group's shape).
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::MaxThreadsPerBlock, Kernel::MinBlocksPerMultiprocessor)
     run_unless_idle(CUTLASS_GRID_CONSTANT const typename Kernel::Params params, const std::int32_t* experts_here) {
-  wait_for_prerequisite_grids();
   if (*experts_here == 0) return;
   extern __shared__ char smem[];
   Kernel op;
@@ -203,19 +190,9 @@ struct UnlessIdleEntry {
   static constexpr auto function() {
     return run_unless_idle<Kernel>;
   }
-  // The launch's own attributes (its cluster), and leave to start before the kernel before it ends.
   template <class Kernel>
   cudaError_t launch(const cudaLaunchConfig_t& config, const typename Kernel::Params& params) const {
-    constexpr unsigned kMaxAttributes = 4;
-    if (config.numAttrs >= kMaxAttributes) return cudaErrorInvalidValue;
-    cudaLaunchAttribute attributes[kMaxAttributes] = {};
-    std::copy(config.attrs, config.attrs + config.numAttrs, attributes);
-    attributes[config.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attributes[config.numAttrs].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t dependent = config;
-    dependent.attrs = attributes;
-    dependent.numAttrs = config.numAttrs + 1;
-    return cudaLaunchKernelEx(&dependent, function<Kernel>(), params, experts_here);
+    return cudaLaunchKernelEx(&config, function<Kernel>(), params, experts_here);
   }
 };
 
