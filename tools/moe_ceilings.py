@@ -4,7 +4,8 @@ them: for each epifuse row of `torch_bench.py moe` (grouped gate/up) or `moe_lay
 time any kernel could take is the larger of the touched weight bytes over the read bandwidth and
 the row's FLOPs over the peak, both measured by that run (its "ceilings"); the torch baseline's
 time (epifuse's time times the ratio) over that floor is the highest ratio any kernel could reach.
-Prints, per results file, each target's points: met, reachable, and those no kernel can reach.
+Prints, per results file, each point's floor and highest ratio, then per target the points met and
+the points no kernel can reach.
 
     tools/moe_ceilings.py bench/results/moe/torch-moe-a721b0f.json bench/results/moe/torch-moe-layer-a721b0f.json
 """
@@ -34,7 +35,9 @@ def report(path):
     results = json.load(open(path))
     ceilings = results["ceilings"]
     rows = [r for r in results["rows"] if r["impl"] == "epifuse"]
-    field = next((f for f in TARGETS if f in rows[0]), None)
+    field = next((f for f in TARGETS if rows and f in rows[0]), None)
+    if field is None:
+        raise SystemExit(f"{path}: no epifuse row with a ratio to torch ({', '.join(TARGETS)})")
     print(f'## {path}\n\nread {ceilings["read_gbps"]:.0f} GB/s, peak {ceilings["peak_tflops"]:.0f} TFLOP/s '
           f'({ceilings["peak_source"]})\n')
     print("| point | epifuse µs | ratio | floor µs (memory / compute) | highest ratio |\n|---|---|---|---|---|")
@@ -54,10 +57,11 @@ def report(path):
     small = [r for r in rows if r["tokens"] <= 256]
     if small:
         met = [r for r in small if r["pct_of_read_bw"] >= 100 * READ_SHARE]
-        compute_bound = [r for r in small if floors_us(r, ceilings)[0] < READ_SHARE * max(floors_us(r, ceilings))]
+        # The read share is the memory floor over the time; it cannot pass the memory floor over the floor.
+        out_of_reach = [r for r in small if floors_us(r, ceilings)[0] < READ_SHARE * max(floors_us(r, ceilings))]
         print(f"- T <= 256 at >= {100 * READ_SHARE:.0f} % of the read bandwidth: met at {len(met)} of {len(small)}; "
-              f"the compute floor forbids it at {len(compute_bound)}: "
-              + (", ".join(label(r) for r in compute_bound) or "none"))
+              f"the compute floor forbids it at {len(out_of_reach)}: "
+              + (", ".join(label(r) for r in out_of_reach) or "none"))
     print()
 
 
