@@ -1,15 +1,20 @@
 // Timing of the grouped gated MLP's kernels (issue 11) on MoE expert shapes: each token routed to
 // k distinct of E experts (fixed seed), rows sorted by expert, under the three routings of
 // bench/harness/moe_routing.hpp; the streaming-read bandwidth measured first (4 GiB, one pass);
-// the grouped call dispatched and with each grouped kernel forced, then a loop of the dense
+// the grouped call dispatched (without and with moe_mlp's bound on an expert's rows) and with each
+// grouped kernel forced, then a loop of the dense
 // gated_mlp over the non-empty experts (one call each), in turn per shape; CUDA events, median of 20.
-// Weights hold a constant (timing only; correctness is the GPU suite's). Prints one line per
-// shape and implementation: median µs, the touched experts' weight bytes over that time, and that
-// rate as a share of the measured read bandwidth.
-//   epifuse-grouped-probe [--tokens T,T,...] [--rows-first] [model ...]
+// x and the weights hold random values (timing only; correctness is the GPU suite's): with a
+// constant the tensor cores draw less power, and where the GPU is at its power limit compute-bound
+// calls ran faster than they do on real data. Prints one line per shape and implementation:
+// median µs, the touched experts' weight bytes over that time, and that rate as a share of the
+// measured read bandwidth.
+//   epifuse-grouped-probe [--tokens T,T,...] [--rows-first] [--constant] [model ...]
 //   models: deepseek-v3 qwen2-57b mixtral (default: all); tokens default 1,8,64,256,1024,4096;
-//   --rows-first forces each kernel only under the raster order dispatch gives it.
+//   --rows-first forces each kernel only under the raster order dispatch gives it;
+//   --constant fills x and the weights with one value, as this probe did before (to compare).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
@@ -20,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include "bench/harness/moe_routing.hpp"
@@ -79,6 +85,28 @@ __global__ void read_all(const uint4* data, std::size_t n, unsigned* sink) {
   if (acc == 0x12345678u) *sink = acc;  // keeps the loads; never true for the fill below
 }
 
+// bf16 values uniform in [-scale, scale) from a hash of the index (or `constant` bits everywhere).
+__global__ void fill(__nv_bfloat16* data, std::size_t n, std::uint32_t seed, float scale, bool constant) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    if (constant) {
+      data[i] = __ushort_as_bfloat16(0x3C3C);
+      continue;
+    }
+    std::uint32_t h = static_cast<std::uint32_t>(i) * 0x9E3779B1u ^ static_cast<std::uint32_t>(i >> 32) ^ seed;
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    h *= 0xC2B2AE35u;
+    h ^= h >> 16;
+    data[i] = __float2bfloat16((static_cast<float>(h >> 8) * (1.0f / 16777216.0f) * 2.0f - 1.0f) * scale);
+  }
+}
+
+void fill_buffer(void* data, std::size_t n, std::uint32_t seed, float scale, bool constant) {
+  fill<<<1024, 256>>>(static_cast<__nv_bfloat16*>(data), n, seed, scale, constant);
+  check(cudaGetLastError(), "fill");
+}
+
 // GB/s of one streaming read of 4 GiB, the median of 10.
 double read_bandwidth_gbps() {
   const std::size_t bytes = std::size_t{4} << 30;
@@ -121,13 +149,15 @@ std::vector<int> parse_tokens(const std::string& list) {
 int main(int argc, char** argv) {
   std::vector<std::string> wanted;
   std::vector<int> token_counts(std::begin(kDefaultTokens), std::end(kDefaultTokens));
-  bool only_rows_first = false;
+  bool only_rows_first = false, constant = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--tokens" && i + 1 < argc) {
       token_counts = parse_tokens(argv[++i]);
     } else if (arg == "--rows-first") {
       only_rows_first = true;
+    } else if (arg == "--constant") {
+      constant = true;
     } else {
       wanted.push_back(arg);
     }
@@ -135,7 +165,8 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop;
   check(cudaGetDeviceProperties(&prop, 0), "device");
   const double read_gbps = read_bandwidth_gbps();
-  std::printf("device %s, streaming read %.1f GB/s\n", prop.name, read_gbps);
+  std::printf("device %s, streaming read %.1f GB/s, %s x and weights\n", prop.name, read_gbps,
+              constant ? "constant" : "random");
   for (const Model& m : kModels) {
     if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), m.name) == wanted.end()) continue;
     const std::size_t weight_elems = static_cast<std::size_t>(2) * m.N * m.K;
@@ -143,9 +174,9 @@ int main(int argc, char** argv) {
     std::int32_t* offsets = nullptr;
     const int max_rows = *std::max_element(token_counts.begin(), token_counts.end()) * m.topk;
     check(cudaMalloc(&w, weight_elems * m.experts * 2), "weights");
-    check(cudaMemset(w, 0x3C, weight_elems * m.experts * 2), "weights");
+    fill_buffer(w, weight_elems * m.experts, 1, 1.0f / std::sqrt(static_cast<float>(m.K)), constant);
     check(cudaMalloc(&x, static_cast<std::size_t>(max_rows) * m.K * 2), "x");
-    check(cudaMemset(x, 0x3C, static_cast<std::size_t>(max_rows) * m.K * 2), "x");
+    fill_buffer(x, static_cast<std::size_t>(max_rows) * m.K, 2, 1.0f, constant);
     check(cudaMalloc(&out, static_cast<std::size_t>(max_rows) * m.N * 2), "out");
     check(cudaMalloc(reinterpret_cast<void**>(&offsets), (m.experts + 1) * sizeof(std::int32_t)), "offsets");
     const std::size_t ws_bytes = std::size_t{1} << 28;
@@ -186,6 +217,12 @@ int main(int argc, char** argv) {
       std::vector<std::pair<std::string, std::function<void()>>> impls;
       impls.push_back({"grouped", [&, args] {
                          if (!epifuse::grouped_gated_mlp(args, nullptr).ok()) std::exit(2);
+                       }});
+      // As moe_mlp calls it: a token adds at most one row to an expert.
+      epifuse::GroupedGatedMlpArgs bounded = args;
+      bounded.max_expert_rows = T;
+      impls.push_back({"grouped, bound T", [bounded] {
+                         if (!epifuse::grouped_gated_mlp(bounded, nullptr).ok()) std::exit(2);
                        }});
       for (const epifuse::KernelKey& k : epifuse::compiled_kernels(epifuse::Op::kGatedMlp)) {
         if (k.grouping != epifuse::Grouping::kGrouped) continue;
