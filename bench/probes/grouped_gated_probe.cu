@@ -1,14 +1,14 @@
 // Timing of the grouped gated MLP's kernels (issue 11) on MoE expert shapes: each token routed to
 // k distinct of E experts (fixed seed), rows sorted by expert, under the three routings of
 // bench/harness/moe_routing.hpp; the streaming-read bandwidth measured first (4 GiB, one pass);
-// the grouped call dispatched (without and with moe_mlp's bound on an expert's rows) and with each
-// grouped kernel forced, then a loop of the dense
-// gated_mlp over the non-empty experts (one call each), in turn per shape; CUDA events, median of 20.
-// x and the weights hold random values (timing only; correctness is the GPU suite's): with a
-// constant the tensor cores draw less power, and where the GPU is at its power limit compute-bound
-// calls ran faster than they do on real data. Prints one line per shape and implementation:
-// median µs, the touched experts' weight bytes over that time, and that rate as a share of the
-// measured read bandwidth.
+// the grouped call dispatched (without and with moe_mlp's bound on an expert's rows), each grouped
+// kernel forced, and a loop of the dense gated_mlp over the non-empty experts (one call each; the
+// line names the dense kernel of the largest expert); per shape, 20 rounds timing each of them
+// once in turn; CUDA events, medians. x and the weights hold random values (timing only;
+// correctness is the GPU suite's): with a constant the tensor cores draw less power, and where
+// the GPU is at its power limit compute-bound calls run faster than on real data. Prints one line
+// per shape and implementation: median µs, the touched experts' weight bytes over that time, and
+// that rate as a share of the measured read bandwidth.
 //   epifuse-grouped-probe [--tokens T,T,...] [--rows-first] [--constant] [model ...]
 //   models: deepseek-v3 qwen2-57b mixtral (default: all); tokens default 1,8,64,256,1024,4096;
 //   --rows-first forces each kernel only under the raster order dispatch gives it;
@@ -22,6 +22,7 @@
 #include <functional>
 #include <iterator>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,37 @@ double median_us(const std::function<void()>& call, int reps = 20) {
   cudaEventDestroy(b);
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2] * 1000.0;
+}
+
+// The median µs of each call over `reps` rounds, each round timing every call once in turn, so that
+// the GPU's clocks under its power limit (which follow the work before) bear on every call alike.
+std::vector<double> interleaved_median_us(const std::vector<std::function<void()>>& calls, int reps = 20) {
+  for (const auto& call : calls) {
+    for (int i = 0; i < 2; ++i) call();
+  }
+  cudaEvent_t a, b;
+  check(cudaEventCreate(&a), "event");
+  check(cudaEventCreate(&b), "event");
+  std::vector<std::vector<float>> ms(calls.size());
+  for (int i = 0; i < reps; ++i) {
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+      check(cudaEventRecord(a), "record");
+      calls[c]();
+      check(cudaEventRecord(b), "record");
+      check(cudaEventSynchronize(b), "sync");
+      float t = 0;
+      check(cudaEventElapsedTime(&t, a, b), "elapsed");
+      ms[c].push_back(t);
+    }
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::vector<double> medians;
+  for (auto& m : ms) {
+    std::sort(m.begin(), m.end());
+    medians.push_back(m[m.size() / 2] * 1000.0);
+  }
+  return medians;
 }
 
 __global__ void read_all(const uint4* data, std::size_t n, unsigned* sink) {
@@ -256,9 +288,20 @@ int main(int argc, char** argv) {
       if (epifuse::Status s = epifuse::gated_mlp(first, nullptr); !s.ok()) {
         std::printf("dense loop skipped: %s\n", s.to_string().c_str());
         impls.pop_back();
+      } else {
+        epifuse::GatedMlpArgs largest = g;
+        largest.M = *std::max_element(counts.begin(), counts.end());
+        std::optional<epifuse::KernelChoice> choice;
+        if (epifuse::selected_kernel(largest, nullptr, &choice).ok() && choice) {
+          impls.back().first += " (" + std::to_string(largest.M) + " rows: " + epifuse::to_string(*choice) + ")";
+        }
       }
-      for (const auto& [name, call] : impls) {
-        const double us = median_us(call);
+      std::vector<std::function<void()>> calls;
+      for (const auto& impl : impls) calls.push_back(impl.second);
+      const std::vector<double> medians = interleaved_median_us(calls);
+      for (std::size_t i = 0; i < impls.size(); ++i) {
+        const std::string& name = impls[i].first;
+        const double us = medians[i];
         const double gbps = touched_bytes / us / 1e3;
         std::printf("%-12s %-7s T %5d rows %6d touched %3d/%d  %-30s %10.1f us  %7.1f GB/s  %5.1f %% of read\n", m.name,
                     to_string(routing), T, rows, touched, m.experts, name.c_str(), us, gbps, 100.0 * gbps / read_gbps);
