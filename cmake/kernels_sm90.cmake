@@ -83,7 +83,6 @@ epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 E
 # The wide swapped rows, both ops.
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB GROUPING grouped)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 SWAP_AB GROUPING grouped)
-epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 SWAP_AB GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB EPILOGUE cast GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 SWAP_AB EPILOGUE cast GROUPING grouped)
 # Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. Forced
