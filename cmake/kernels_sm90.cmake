@@ -69,8 +69,10 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 
 # Grouped (a MoE layer's experts, expert offsets on the device): a call runs the swapped 128x32
 # row (the weight on wgmma's 128-row side) over experts of at most 64 rows and each other expert on
 # the row whose tiles pad its rows least: the unswapped 128x256 1x2 (the dense family's large-M
-# tile, a 1x2 cluster sharing each tile of x) or a swapped 128x160 / 128x208 2x1 (one token tile
-# of 129-160 or 161-208 rows, where two 128-row tiles ran 1.18-1.43x slower) (docs/moe.md).
+# tile, a 1x2 cluster sharing each tile of x), a swapped 128x160 / 128x208 2x1 (one token tile
+# of 129-160 or 161-208 rows, where two 128-row tiles ran 1.18-1.43x slower), or, gated only, the
+# swapped pingpong 128x128 1x2 (two token tiles per cluster sharing each weight tile) where the
+# expert's last pair of tiles is at least 0.85 full (docs/moe.md).
 # Dropped: an unswapped 128x128x64 pair, 0.70-0.95x the 128x256 1x2 one at 1024-4096
 # tokens (src/dispatch/sm90/grouped_heuristics.cpp); a pingpong 128x128 1x2 (the dense family's
 # large-M gated tile), 0.72-0.99x at 1024-4096 tokens, 1.15-1.16x only with 256 rows on each of
@@ -83,6 +85,7 @@ epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 E
 # The wide swapped rows, both ops.
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB GROUPING grouped)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 SWAP_AB GROUPING grouped)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 SWAP_AB GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB EPILOGUE cast GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 SWAP_AB EPILOGUE cast GROUPING grouped)
 # Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. Forced

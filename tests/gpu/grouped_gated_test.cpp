@@ -162,6 +162,16 @@ std::vector<std::int64_t> wide_tier_rows() {
   return rows;
 }
 
+// Experts for the paired tier (two 128-row token tiles per cluster): last pairs 0.85-1.0 full
+// (218, 230, 256, 480, 736 rows: 14 pairs, times the weight's 16 tiles, fill 132 SMs once) beside
+// 217 rows (0.848: the unswapped kernel) and a few others.
+std::vector<std::int64_t> paired_tier_rows() {
+  std::vector<std::int64_t> rows(5, 256);
+  rows.insert(rows.end(), 3, 230);
+  rows.insert(rows.end(), {218, 480, 736, 217, 0, 64, 300});
+  return rows;
+}
+
 std::vector<GroupedCase> cases() {
   std::vector<GroupedCase> out;
   const std::vector<std::int64_t> ragged = {0, 1, 37, 200, 0, 3, 129, 64};
@@ -176,6 +186,7 @@ std::vector<GroupedCase> cases() {
   // the unswapped kernel. Then enough experts of 150 and 200 rows for the wide kernels' launches.
   out.push_back({{64, 65, 160, 161, 208, 209, 0, 300}, 1000, 520, GatedActivation::kSwiGLU, true, ""});
   out.push_back({wide_tier_rows(), 1000, 520, GatedActivation::kSwiGLU, true, ""});
+  out.push_back({paired_tier_rows(), 1000, 520, GatedActivation::kGeGLUTanh, true, ""});
   out.push_back({{5, 9, 0, 17, 2, 1, 33, 8, 4, 0, 11, 7, 3, 6, 2, 1}, 2048, 7168, GatedActivation::kSwiGLU, false, ""});
   out.push_back({{1100, 950}, 1024, 4096, GatedActivation::kGeGLUErf, true, ""});
   // A bound of 64 rows per expert runs the few-rows kernel alone: right where it holds, and where

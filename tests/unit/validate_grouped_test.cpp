@@ -82,17 +82,18 @@ detail::DeviceCaps h200() {
 
 // Without a forced kernel a call runs each grouped kernel over the experts its tier gets: the
 // narrowest swapped one those of at most 64 rows, the others those whose rows their tiles pad
-// least (the unswapped 128-row tiles, the wide swapped ones' token tiles), each rastered along the
-// rows. A wide kernel launches only where the call's rows (or the caller's bound) admit an expert
-// it would take; a forced kernel runs every expert.
+// least (the unswapped 128-row tiles, the wide swapped ones' token tiles, the paired swapped one's
+// pairs of 128-row token tiles where the last pair is at least 0.85 full), each rastered along the
+// rows. A wide or paired kernel launches only where the call's rows (or the caller's bound) admit
+// an expert it would take; a forced kernel runs every expert.
 TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   std::vector<detail::GroupedLaunch> launches;
   ASSERT_TRUE(detail::select(valid_args(), h200(), detail::kernel_table(), &launches).ok());
-  ASSERT_EQ(launches.size(), 4u);
+  ASSERT_EQ(launches.size(), 5u);
   const detail::GroupTiers& tiers = launches[0].tiers;
-  EXPECT_EQ(tiers.count, 4);
+  EXPECT_EQ(tiers.count, 5);
   EXPECT_EQ(tiers.few_rows_max, 64);
-  for (int t = 0; t < 4; ++t) {
+  for (int t = 0; t < 5; ++t) {
     EXPECT_EQ(launches[t].tier, t);
     EXPECT_EQ(launches[t].choice.key.grouping, Grouping::kGrouped);
     EXPECT_EQ(launches[t].choice.key.swap_ab, t != 1);
@@ -107,11 +108,17 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   EXPECT_EQ(unswapped.tile.n * unswapped.cluster.n, 512) << "the widest unswapped grouped kernel: 128x256, 1x2";
   EXPECT_EQ(launches[2].choice.key.tile.n, 160);
   EXPECT_EQ(launches[3].choice.key.tile.n, 208);
+  const KernelKey paired = launches[4].choice.key;
+  EXPECT_EQ(paired.tile.n * paired.cluster.n, 256) << "two 128-row token tiles per cluster";
+  EXPECT_EQ(tiers.tile_rows[4], 256);
   // Rows -> tier: few rows; one 128-row tile; one 160-row tile, not two of 128; one of 208; two of
-  // 128; two of 160 (320 rows, not 384); 777 rows: five of 160 (800, not 896); whole 128-row tiles.
+  // 128 where a pair's last tile would be short (209-217), a pair from 218 (0.85 of 256); two of
+  // 160 (320 rows, not 384); three of 128 (333); two of 208 (400); pairs at 480 and 1500 (last
+  // pairs 0.88 and 0.86 full), not at 1100 (0.30); 777 rows: five of 160 (800, not 896).
   const std::vector<std::pair<std::int32_t, int>> expected = {
-      {1, 0},   {64, 0},  {65, 1},  {128, 1}, {129, 2}, {160, 2},  {161, 3},  {208, 3},
-      {209, 1}, {256, 1}, {300, 2}, {333, 1}, {777, 2}, {1024, 1}, {1500, 1}, {4096, 1}};
+      {1, 0},   {64, 0},  {65, 1},   {128, 1},  {129, 2},  {160, 2},  {161, 3},  {208, 3},
+      {209, 1}, {217, 1}, {218, 4},  {256, 4},  {257, 2},  {300, 2},  {333, 1},  {400, 3},
+      {480, 4}, {777, 2}, {1024, 4}, {1100, 1}, {1500, 4}, {4096, 4}};
   for (const auto& [rows, tier] : expected) EXPECT_EQ(tiers.tier_of(rows), tier) << rows << " rows";
 
   GroupedGatedMlpArgs few_rows = valid_args();  // 64 rows in all: no expert has more
@@ -126,7 +133,7 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   // no expert under it; an expert past a wrong bound still gets a tier among those launched.
   GroupedGatedMlpArgs bounded = valid_args();
   for (const auto& [bound, count] : std::vector<std::pair<std::int64_t, std::size_t>>{
-           {64, 1}, {65, 2}, {128, 2}, {129, 3}, {160, 3}, {161, 4}}) {
+           {64, 1}, {65, 2}, {128, 2}, {129, 3}, {160, 3}, {161, 4}, {208, 4}, {209, 5}}) {
     bounded.max_expert_rows = bound;
     ASSERT_TRUE(detail::select(bounded, h200(), detail::kernel_table(), &launches).ok());
     ASSERT_EQ(launches.size(), count) << "max_expert_rows " << bound;

@@ -78,7 +78,7 @@ TEST(GroupedGemmHeuristics, RunsTheSwappedAndUnswappedGroupedGemmKernels) {
   caps.sm_count = 132;
   std::vector<detail::GroupedLaunch> launches;
   ASSERT_TRUE(detail::select(valid_grouped_gemm(), caps, detail::kernel_table(), &launches).ok());
-  ASSERT_EQ(launches.size(), 4u);  // the gated op's rule (validate_grouped_test.cpp)
+  ASSERT_EQ(launches.size(), 4u);  // the gated op's rule (validate_grouped_test.cpp) without a paired kernel
   for (const auto& launch : launches) {
     EXPECT_EQ(launch.choice.key.op, Op::kGemm);
     EXPECT_EQ(launch.choice.key.grouping, Grouping::kGrouped);

@@ -3,7 +3,8 @@
 // call's one setup kernel gives each launch its experts and the others no rows, by the rule of
 // GroupTiers): the narrowest swapped one (the weight on wgmma's 128-row side, 32 rows per tile)
 // over experts of at most 64 rows, then, by least padding, the unswapped one of the widest cluster
-// tile (128x256, a 1x2 cluster) and the wide swapped ones (one token tile of 160 or 208 rows).
+// tile (128x256, a 1x2 cluster), the wide swapped ones (one token tile of 160 or 208 rows) and the
+// paired swapped one (two 128-row token tiles per cluster; experts whose last pair is full enough).
 // H200, grouped gate/up, each kernel forced over every expert
 // (bench/results/moe/grouped-probe-72b18d1.log): the 128x256 1x2 kernel ran 1.06-1.42x faster than
 // the 128x128 one at 1024 and 4096 tokens on DeepSeek-V3, Qwen2-57B-A14B and Mixtral experts
@@ -51,6 +52,17 @@ std::int64_t expert_rows_bound(std::int64_t rows, std::int64_t max_expert_rows) 
 // 128x256 528 µs for 896).
 constexpr float kWideRowCost = 1.04f;
 
+// The same for the swapped pingpong kernel whose 1x2 cluster pairs two 128-row token tiles on one
+// weight tile (the dense family's kernel for many tokens), counted in whole pairs, and the least
+// share of an expert's last pair it takes. H200, grouped gate/up, each kernel forced, random data,
+// interleaved (bench/results/moe/probe-random-data/paired-trial-*.log): where the last pair was
+// 0.86-1.0 full (2-8 hot experts of 230, 256, 480, 1024, 1500, 4096, 8192 rows) it took
+// 0.84-1.00x the 128x256 1x2 kernel's time (Mixtral 0.84-0.93x, Qwen2-57B-A14B 0.84-0.99x,
+// DeepSeek-V3 0.93-1.00x); 0.73-0.78 full (192, 200, 450, 700 rows) 0.90-1.07x; 0.56 full or
+// less (129, 333, 385, 400, 600 rows) 1.13-1.60x, out of proportion to its padding.
+constexpr float kPairedRowCost = 0.92f;
+constexpr float kPairedMinLastFill = 0.85f;
+
 // The launches of a grouped call among the grouped `op` kernels of the types, no expert having more
 // than `expert_rows_max` rows. Experts of at most 64 rows run on the narrowest swapped kernel; any
 // other on the kernel whose tiles pad its rows least (GroupTiers): the unswapped one (128 rows per
@@ -60,19 +72,24 @@ constexpr float kWideRowCost = 1.04f;
 // swapped: 129 rows 188.6/235.3/149.1 µs against 141.0/164.2/110.5 (128x160; DeepSeek-V3,
 // Mixtral, Qwen2-57B-A14B), 200 rows 189.7/219.2/150.6 against 151.9/182.7/127.8 (128x208),
 // 65 rows 142.9/150.8/122.6 against 157.9/193.0/117.8 (128x160).
-// A wide kernel joins only where the bound admits an expert it would take (more rows than the
-// unswapped tile and the narrower wide ones hold); the setup kernel gives a wide tier's experts to
-// the unswapped kernel when their tiles would not fill the SMs once (grouped_setup.cuh), and every
-// launch's CTAs return at once when it got no expert.
+// The paired kernel takes an expert whose last pair of token tiles is at least kPairedMinLastFill
+// full, at kPairedRowCost. A wide or paired kernel joins only where the bound admits an expert it
+// would take (more rows than the unswapped tile and the narrower wide ones hold); the setup kernel
+// gives such a tier's experts to the unswapped kernel when their tiles (pairs for the paired
+// kernel) would not fill the SMs once (grouped_setup.cuh), and every launch's CTAs return at once
+// when it got no expert.
 Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std::int64_t expert_rows_max,
                       const std::vector<KernelKey>& candidates, std::vector<GroupedLaunch>* launches) {
-  std::vector<const KernelKey*> swapped;  // narrowest token tile first
+  std::vector<const KernelKey*> swapped;  // one token tile per cluster, the narrowest first
   const KernelKey* unswapped = nullptr;   // of the widest cluster tile
+  const KernelKey* paired = nullptr;      // swapped, a cluster's CTAs on two token tiles of one weight tile
   for (const KernelKey& k : candidates) {
     if (k.op != op || k.arch != Arch::kSm90 || k.grouping != Grouping::kGrouped || k.a != a || k.b != b || k.d != d) {
       continue;
     }
-    if (k.swap_ab) {
+    if (k.swap_ab && k.cluster.n > 1) {
+      if (paired == nullptr) paired = &k;
+    } else if (k.swap_ab) {
       swapped.push_back(&k);
     } else if (unswapped == nullptr || cluster_columns(k) > cluster_columns(*unswapped)) {
       unswapped = &k;
@@ -81,6 +98,10 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std
   std::stable_sort(swapped.begin(), swapped.end(),
                    [](const KernelKey* x, const KernelKey* y) { return x->tile.n < y->tile.n; });
   if (swapped.empty() && unswapped == nullptr) {
+    if (paired != nullptr) {
+      launches->push_back(GroupedLaunch::alone(rows_first(*paired)));
+      return Status::success();
+    }
     return Status::not_supported(std::string(op_name) + ": no compiled sm90 grouped kernel serves " + to_string(a) +
                                  " in this build");
   }
@@ -91,9 +112,10 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std
   }
   std::vector<const KernelKey*> kernels;  // in tier order
   GroupTiers tiers;
-  auto add = [&](const KernelKey* k, std::int32_t tile_rows, float row_cost) {
+  auto add = [&](const KernelKey* k, std::int32_t tile_rows, float row_cost, float min_last_fill = 0.0f) {
     tiers.tile_rows[kernels.size()] = tile_rows;
     tiers.row_cost[kernels.size()] = row_cost;
+    tiers.min_last_fill[kernels.size()] = min_last_fill;
     tiers.swap_ab[kernels.size()] = k->swap_ab;
     kernels.push_back(k);
   };
@@ -108,6 +130,9 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std
     if (k->tile.n <= held) continue;
     if (expert_rows_max > held) add(k, k->tile.n, kWideRowCost);
     held = k->tile.n;
+  }
+  if (paired != nullptr && kernels.size() < GroupTiers::kMax && expert_rows_max > held) {
+    add(paired, paired->tile.n * paired->cluster.n, kPairedRowCost, kPairedMinLastFill);
   }
   tiers.count = static_cast<int>(kernels.size());
   for (int t = 0; t < tiers.count; ++t) launches->push_back({rows_first(*kernels[t]), tiers, t});
