@@ -142,6 +142,18 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
     for (std::size_t t = 0; t < count; ++t) EXPECT_EQ(launches[0].tiers.swap_ab[t], launches[t].choice.key.swap_ab);
   }
 
+  // The paired kernel reads an expert's x once per pair of weight tiles: it joins only where no
+  // expert's x can exceed 128 MiB (8192 rows of K = 7168 can, 16384 cannot).
+  GroupedGatedMlpArgs long_x = valid_args();
+  long_x.gated.M = 131072;
+  long_x.gated.w.K = long_x.gated.ldx = long_x.gated.w.ld = 7168;
+  for (const auto& [bound, count] :
+       std::vector<std::pair<std::int64_t, std::size_t>>{{8192, 5}, {16384, 4}, {0, 4}}) {
+    long_x.max_expert_rows = bound;
+    ASSERT_TRUE(detail::select(long_x, h200(), detail::kernel_table(), &launches).ok());
+    EXPECT_EQ(launches.size(), count) << "max_expert_rows " << bound;
+  }
+
   GroupedGatedMlpArgs forced = valid_args();
   forced.gated.kernel = KernelChoice{unswapped};
   ASSERT_TRUE(detail::select(forced, h200(), detail::kernel_table(), &launches).ok());

@@ -62,6 +62,13 @@ constexpr float kWideRowCost = 1.04f;
 // less (129, 333, 385, 400, 600 rows) 1.13-1.60x, out of proportion to its padding.
 constexpr float kPairedRowCost = 0.92f;
 constexpr float kPairedMinLastFill = 0.85f;
+// The paired kernel walks an expert's token tiles for one weight tile at a time, so a wave reads
+// all of an expert's x once per pair of weight tiles it covers; past L2 that read dominates. H200,
+// torch_bench.py moe at 16384 tokens (bench/results/moe/paired-tier-1b3fa15/), 16384 rows on each
+// of 8 hot experts: DeepSeek-V3 (224 MiB of x per expert) 0.91x torch._grouped_mm + act·mul with
+// the paired kernel, 1.00x without it (a721b0f); Mixtral and Qwen2-57B-A14B (128 and 112 MiB)
+// 1.07x against 1.00x. The paired kernel joins only where no expert's x can exceed 128 MiB.
+constexpr std::int64_t kPairedMaxExpertActivationBytes = std::int64_t{128} << 20;
 
 // The launches of a grouped call among the grouped `op` kernels of the types, no expert having more
 // than `expert_rows_max` rows. Experts of at most 64 rows run on the narrowest swapped kernel; any
@@ -73,13 +80,14 @@ constexpr float kPairedMinLastFill = 0.85f;
 // Mixtral, Qwen2-57B-A14B), 200 rows 189.7/219.2/150.6 against 151.9/182.7/127.8 (128x208),
 // 65 rows 142.9/150.8/122.6 against 157.9/193.0/117.8 (128x160).
 // The paired kernel takes an expert whose last pair of token tiles is at least kPairedMinLastFill
-// full, at kPairedRowCost. A wide or paired kernel joins only where the bound admits an expert it
-// would take (more rows than the unswapped tile and the narrower wide ones hold); the setup kernel
+// full, at kPairedRowCost, and joins only where no expert's x can pass
+// kPairedMaxExpertActivationBytes. A wide or paired kernel joins only where the bound admits an
+// expert it would take (more rows than the unswapped tile and the narrower wide ones hold); the setup kernel
 // gives such a tier's experts to the unswapped kernel when their tiles (pairs for the paired
 // kernel) would not fill the SMs once (grouped_setup.cuh), and every launch's CTAs return at once
 // when it got no expert.
 Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std::int64_t expert_rows_max,
-                      const std::vector<KernelKey>& candidates, std::vector<GroupedLaunch>* launches) {
+                      std::int64_t K, const std::vector<KernelKey>& candidates, std::vector<GroupedLaunch>* launches) {
   std::vector<const KernelKey*> swapped;  // one token tile per cluster, the narrowest first
   const KernelKey* unswapped = nullptr;   // of the widest cluster tile
   const KernelKey* paired = nullptr;      // swapped, a cluster's CTAs on two token tiles of one weight tile
@@ -131,7 +139,9 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std
     if (expert_rows_max > held) add(k, k->tile.n, kWideRowCost);
     held = k->tile.n;
   }
-  if (paired != nullptr && kernels.size() < GroupTiers::kMax && expert_rows_max > held) {
+  const bool paired_fits = expert_rows_max * K * static_cast<std::int64_t>(dtype_bytes(a)) <=
+                           kPairedMaxExpertActivationBytes;
+  if (paired != nullptr && paired_fits && kernels.size() < GroupTiers::kMax && expert_rows_max > held) {
     add(paired, paired->tile.n * paired->cluster.n, kPairedRowCost, kPairedMinLastFill);
   }
   tiers.count = static_cast<int>(kernels.size());
@@ -145,14 +155,14 @@ Status choose(const GroupedGemmArgs& args, const DeviceCaps&, const std::vector<
               std::vector<GroupedLaunch>* launches) {
   const GemmArgs& g = args.gemm;
   return choose_grouped("grouped_gemm", Op::kGemm, g.a_dtype, g.b_dtype, g.d_dtype,
-                        expert_rows_bound(g.M, args.max_expert_rows), candidates, launches);
+                        expert_rows_bound(g.M, args.max_expert_rows), g.K, candidates, launches);
 }
 
 Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps&, const std::vector<KernelKey>& candidates,
               std::vector<GroupedLaunch>* launches) {
   const GatedMlpArgs& g = args.gated;
   return choose_grouped("grouped_gated_mlp", Op::kGatedMlp, g.x_dtype, g.w.dtype, g.out_dtype,
-                        expert_rows_bound(g.M, args.max_expert_rows), candidates, launches);
+                        expert_rows_bound(g.M, args.max_expert_rows), g.w.K, candidates, launches);
 }
 
 }  // namespace epifuse::detail::sm90
