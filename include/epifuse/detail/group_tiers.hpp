@@ -50,7 +50,7 @@ struct GroupTiers {
   }
 
   // Whether an expert of `rows` rows (at least 1) fills at least min_last_fill of tier `tier`'s
-  // last tile (a product, not a quotient: a float division calls a slow path on the device).
+  // last tile (a product, not a quotient: with the float division the setup kernel spilled).
   EPIFUSE_HOST_DEVICE bool fills_last_tile(int tier, std::int32_t rows) const {
     const std::int32_t in_last = (rows - 1) % tile_rows[tier] + 1;
     return static_cast<float>(in_last) >= min_last_fill[tier] * static_cast<float>(tile_rows[tier]);

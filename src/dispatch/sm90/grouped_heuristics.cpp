@@ -139,8 +139,8 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std
     if (expert_rows_max > held) add(k, k->tile.n, kWideRowCost);
     held = k->tile.n;
   }
-  const bool paired_fits = expert_rows_max * K * static_cast<std::int64_t>(dtype_bytes(a)) <=
-                           kPairedMaxExpertActivationBytes;
+  const std::int64_t row_bytes = std::max<std::int64_t>(K, 1) * static_cast<std::int64_t>(dtype_bytes(a));
+  const bool paired_fits = expert_rows_max <= kPairedMaxExpertActivationBytes / row_bytes;
   if (paired != nullptr && paired_fits && kernels.size() < GroupTiers::kMax && expert_rows_max > held) {
     add(paired, paired->tile.n * paired->cluster.n, kPairedRowCost, kPairedMinLastFill);
   }
