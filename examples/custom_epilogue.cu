@@ -6,6 +6,8 @@
 // The tree is fixed at compile time, so it carries only what it uses; epifuse's run-time
 // epilogue (epifuse::gemm) covers the same math without compiling anything new. Build target:
 // `custom_epilogue`; it runs the GEMM once and checks it against the fp64 reference.
+#include "epifuse/sm90/gemm_custom.cuh"  // first: before any CUTLASS header, as it requires
+
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -14,7 +16,6 @@
 #include <cutlass/epilogue/fusion/sm90_visitor_load_tma_warpspecialized.hpp>
 #include <cutlass/epilogue/thread/activation.h>
 
-#include "epifuse/sm90/gemm_custom.cuh"
 #include "testing/gemm_check.hpp"
 #include "testing/random.hpp"
 

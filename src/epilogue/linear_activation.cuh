@@ -6,6 +6,8 @@
 // arrives as garbage and is ignored through `residual`.
 #pragma once
 
+#include "epifuse/detail/cutlass_driver_calls.hpp"  // first: it sets how CUTLASS calls the driver
+
 #include <cutlass/array.h>
 
 #include "epilogue/activation.cuh"

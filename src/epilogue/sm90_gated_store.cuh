@@ -20,6 +20,8 @@
 // shared memory to the group's rows of out, skipping rows past the group's end.
 #pragma once
 
+#include "epifuse/detail/cutlass_driver_calls.hpp"  // first: it sets how CUTLASS calls the driver
+
 #include <cute/tensor.hpp>
 #include <cutlass/epilogue/collective/builders/sm90_builder.inl>
 #include <cutlass/epilogue/collective/detail.hpp>

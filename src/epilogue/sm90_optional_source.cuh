@@ -3,6 +3,8 @@
 // issues no C loads at all, so a kernel compiled with C support pays nothing when C is absent.
 #pragma once
 
+#include "epifuse/detail/cutlass_driver_calls.hpp"  // first: it sets how CUTLASS calls the driver
+
 #include <cutlass/epilogue/fusion/sm90_visitor_tma_warpspecialized.hpp>
 
 namespace epifuse::device {

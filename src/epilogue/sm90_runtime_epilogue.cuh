@@ -11,6 +11,8 @@
 //   amax(y), row_sum(y), row_amax(y) [, col_sum(y), col_amax(y)];   D = cast(y)
 #pragma once
 
+#include "epifuse/detail/cutlass_driver_calls.hpp"  // first: it sets how CUTLASS calls the driver
+
 #include <cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp>
 #include <cutlass/epilogue/fusion/sm90_visitor_compute_tma_warpspecialized.hpp>
 #include <cutlass/epilogue/fusion/sm90_visitor_load_tma_warpspecialized.hpp>

@@ -1,7 +1,6 @@
 #include "validate/gate_up.hpp"
 
 #include <string>
-#include <vector>
 
 #include "validate/operand_rules.hpp"
 
@@ -35,7 +34,7 @@ class RangeList {
  public:
   explicit RangeList(const char* op) : op_(op) {}
 
-  Status matrix(std::vector<ByteRange>* to, const char* name, const void* ptr, std::int64_t rows, std::int64_t cols,
+  Status matrix(detail::ByteRanges* to, const char* name, const void* ptr, std::int64_t rows, std::int64_t cols,
                 std::int64_t ld, std::size_t elem) const {
     ByteRange r;
     if (Status s = matrix_range(op_, name, ptr, rows, cols, ld, elem, &r); !s.ok()) return s;
@@ -43,7 +42,7 @@ class RangeList {
     return Status::success();
   }
 
-  Status vector(std::vector<ByteRange>* to, const char* name, const float* v, std::int64_t length) const {
+  Status vector(detail::ByteRanges* to, const char* name, const float* v, std::int64_t length) const {
     if (v == nullptr) return Status::success();
     ByteRange r;
     if (Status s = bytes_range(op_, name, v, static_cast<std::uint64_t>(length) * sizeof(float), &r); !s.ok()) return s;
@@ -76,7 +75,7 @@ Status check_pack_args(const GateUpSource& src, const void* packed_weight, const
     }
   }
   const std::size_t elem = dtype_bytes(src.dtype);
-  std::vector<ByteRange> sources, destinations;
+  detail::ByteRanges sources, destinations;
   RangeList list(kPack);
   for (Status s : {list.matrix(&sources, "gate", src.gate, src.N, src.K, src.ld, elem),
                    list.matrix(&sources, "up", src.up, src.N, src.K, src.ld, elem),
@@ -115,7 +114,7 @@ Status check_unpack_args(const PackedGateUp& packed, const void* gate, const voi
   const std::size_t elem = dtype_bytes(packed.dtype);
   const std::int64_t N = packed.N, K = packed.K;
   const bool biases = packed.bias != nullptr;
-  std::vector<ByteRange> sources, destinations;
+  detail::ByteRanges sources, destinations;
   RangeList list(kUnpack);
   for (Status s : {list.matrix(&sources, "the packed weight", packed.weight, 2 * N, K, K, elem),
                    list.matrix(&destinations, "gate", gate, N, K, K, elem),

@@ -2,7 +2,6 @@
 // any launch, with a message naming the offending argument and its value.
 #include <cstdio>
 #include <string>
-#include <vector>
 
 #include "epifuse/gated_mlp.hpp"
 #include "validate/operand_rules.hpp"
@@ -11,6 +10,7 @@ namespace epifuse {
 namespace {
 
 using detail::ByteRange;
+using detail::ByteRanges;
 
 constexpr const char* kOp = "gated_mlp";
 
@@ -82,7 +82,7 @@ Status check_aliasing(const GatedMlpArgs& args) {
                    detail::matrix_range(kOp, "out", args.out, args.M, w.N, args.ldo, dtype_bytes(args.out_dtype), &out)}) {
     if (!s.ok()) return s;
   }
-  std::vector<ByteRange> inputs = {x, weight}, outputs = {out};
+  ByteRanges inputs = {x, weight}, outputs = {out};
   if (w.bias != nullptr) {
     ByteRange bias;
     if (Status s = detail::bytes_range(kOp, "the bias", w.bias, 2 * static_cast<std::uint64_t>(w.N) * sizeof(float), &bias);

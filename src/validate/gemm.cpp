@@ -1,8 +1,8 @@
 // validate_gemm_args: every rule of include/epifuse/gemm.hpp, checked on the host before any
 // launch, with a message naming the offending argument and its value.
+#include <array>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "epifuse/gemm.hpp"
 #include "validate/operand_rules.hpp"
@@ -11,6 +11,7 @@ namespace epifuse {
 namespace {
 
 using detail::ByteRange;
+using detail::ByteRanges;
 
 constexpr const char* kOp = "gemm";
 
@@ -66,18 +67,18 @@ struct Vector {
   bool output;
 };
 
-std::vector<Vector> vectors(const GemmArgs& a) {
+std::array<Vector, 9> vectors(const GemmArgs& a) {
   const Epilogue& e = a.epilogue;
-  return {{"epilogue.row_scale", e.row_scale, a.M, false}, {"epilogue.col_scale", e.col_scale, a.N, false},
+  return {{{"epilogue.row_scale", e.row_scale, a.M, false}, {"epilogue.col_scale", e.col_scale, a.N, false},
           {"epilogue.col_bias", e.col_bias, a.N, false},   {"epilogue.row_bias", e.row_bias, a.M, false},
           {"epilogue.row_sum", e.row_sum, a.M, true},      {"epilogue.row_amax", e.row_amax, a.M, true},
           {"epilogue.col_sum", e.col_sum, a.N, true},      {"epilogue.col_amax", e.col_amax, a.N, true},
-          {"epilogue.amax", e.amax, 1, true}};
+          {"epilogue.amax", e.amax, 1, true}}};
 }
 
 // Vectors: aligned, and their byte ranges as inputs or outputs. An empty call reads nothing and
 // writes only the reductions over what is not empty (their identities), so only those count.
-Status check_vectors(const GemmArgs& a, bool empty, std::vector<ByteRange>* inputs, std::vector<ByteRange>* outputs) {
+Status check_vectors(const GemmArgs& a, bool empty, ByteRanges* inputs, ByteRanges* outputs) {
   for (const Vector& v : vectors(a)) {
     if (v.ptr == nullptr || v.length == 0 || (empty && !v.output)) continue;
     if (Status s = detail::check_pointer(kOp, v.name, v.ptr, sizeof(float)); !s.ok()) return s;
@@ -112,7 +113,7 @@ Status check_matrices(const GemmArgs& a) {
 
 // D must not overlap A, B, vectors, reduction outputs or the workspace; C may be D exactly.
 Status check_aliasing(const GemmArgs& a, bool empty) {
-  std::vector<ByteRange> inputs, outputs;
+  ByteRanges inputs, outputs;
   if (Status s = check_vectors(a, empty, &inputs, &outputs); !s.ok()) return s;
   if (!empty) {
     ByteRange A, B, D;

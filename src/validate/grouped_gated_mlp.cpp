@@ -1,7 +1,6 @@
 // validate_grouped_gated_mlp_args: every rule of include/epifuse/grouped_gated_mlp.hpp, checked on
 // the host before any launch. The rules of the call over all T rows are gated_mlp's own.
 #include <string>
-#include <vector>
 
 #include "epifuse/grouped_gated_mlp.hpp"
 #include "validate/operand_rules.hpp"
@@ -10,6 +9,7 @@ namespace epifuse {
 namespace {
 
 using detail::ByteRange;
+using detail::ByteRanges;
 
 constexpr const char* kOp = "grouped_gated_mlp";
 
@@ -55,7 +55,7 @@ Status check_aliasing(const GroupedGatedMlpArgs& args) {
         detail::bytes_range(kOp, "expert_offsets", args.expert_offsets, (experts + 1) * sizeof(std::int32_t), &offsets)}) {
     if (!s.ok()) return s;
   }
-  std::vector<ByteRange> inputs = {weights, offsets}, outputs = {out};
+  ByteRanges inputs = {weights, offsets}, outputs = {out};
   if (w.bias != nullptr) {
     ByteRange bias;
     const std::uint64_t floats = (experts - 1) * static_cast<std::uint64_t>(args.bias_stride) + 2 * static_cast<std::uint64_t>(w.N);

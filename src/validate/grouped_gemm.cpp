@@ -1,7 +1,6 @@
 // validate_grouped_gemm_args: every rule of include/epifuse/grouped_gemm.hpp, checked on the host
 // before any launch. The rules of the call over all T rows are gemm's own.
 #include <string>
-#include <vector>
 
 #include "epifuse/grouped_gemm.hpp"
 #include "validate/operand_rules.hpp"
@@ -10,6 +9,7 @@ namespace epifuse {
 namespace {
 
 using detail::ByteRange;
+using detail::ByteRanges;
 
 constexpr const char* kOp = "grouped_gemm";
 
@@ -55,7 +55,7 @@ Status check_aliasing(const GroupedGemmArgs& args) {
         detail::bytes_range(kOp, "expert_offsets", args.expert_offsets, (experts + 1) * sizeof(std::int32_t), &offsets)}) {
     if (!s.ok()) return s;
   }
-  std::vector<ByteRange> outputs = {d};
+  ByteRanges outputs = {d};
   if (g.workspace != nullptr && g.workspace_bytes > 0) {
     ByteRange workspace;
     if (Status s = detail::bytes_range(kOp, "the workspace", g.workspace, g.workspace_bytes, &workspace); !s.ok()) {

@@ -2,7 +2,6 @@
 // launch. They imply the rules of the grouped calls moe_mlp makes inside (api/moe_mlp.cpp checks
 // those again, with the workspace's pointers, before its first launch).
 #include <string>
-#include <vector>
 
 #include "epifuse/moe_mlp.hpp"
 #include "validate/operand_rules.hpp"
@@ -11,6 +10,7 @@ namespace epifuse {
 namespace {
 
 using detail::ByteRange;
+using detail::ByteRanges;
 
 constexpr const char* kOp = "moe_mlp";
 
@@ -109,7 +109,7 @@ Status check_aliasing(const MoeMlpArgs& a) {
                                        &down)}) {
     if (!s.ok()) return s;
   }
-  std::vector<ByteRange> outputs = {y}, inputs = {x, ids, weights, gate_up, down};
+  ByteRanges outputs = {y}, inputs = {x, ids, weights, gate_up, down};
   if (a.add != nullptr && a.add != a.y) {
     ByteRange add;
     if (Status s = detail::matrix_range(kOp, "add", a.add, a.tokens, K, a.ld_add, element, &add); !s.ok()) return s;

@@ -26,14 +26,14 @@ Status check_row_length(const char* op, const char* name, std::int64_t extent, D
 
 Status check_leading_dim(const char* op, const char* name, std::int64_t ld, const char* min_name, std::int64_t min,
                          DType dtype) {
-  const std::string label = std::string(name) + " (" + std::to_string(ld) + ")";
-  if (ld < min) return invalid(op, label + " must be >= " + min_name + " (" + std::to_string(min) + ")");
+  const auto label = [&] { return std::string(name) + " (" + std::to_string(ld) + ")"; };  // on failure only
+  if (ld < min) return invalid(op, label() + " must be >= " + min_name + " (" + std::to_string(min) + ")");
   if (ld % tma_granule_elements(dtype) != 0) {
-    return invalid(op, label + " must be a multiple of " + std::to_string(tma_granule_elements(dtype)) +
+    return invalid(op, label() + " must be a multiple of " + std::to_string(tma_granule_elements(dtype)) +
                            " elements (16 bytes, a TMA stride rule)");
   }
   if (static_cast<std::uint64_t>(ld) >= kTmaMaxStrideBytes / dtype_bytes(dtype)) {
-    return invalid(op, label + " must be below 2^40 bytes (a TMA stride rule)");
+    return invalid(op, label() + " must be below 2^40 bytes (a TMA stride rule)");
   }
   return Status::success();
 }
@@ -76,15 +76,14 @@ bool overlaps(const ByteRange& a, const ByteRange& b) {
   return a.begin < a.end && b.begin < b.end && a.begin < b.end && b.begin < a.end;
 }
 
-Status check_disjoint(const char* op, const std::vector<ByteRange>& outputs, const std::vector<ByteRange>& inputs) {
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
+Status check_disjoint(const char* op, const ByteRanges& outputs, const ByteRanges& inputs) {
+  if (outputs.overflowed() || inputs.overflowed()) return Status::internal(std::string(op) + ": too many operand ranges");
+  for (const ByteRange* out = outputs.begin(); out != outputs.end(); ++out) {
     for (const ByteRange& in : inputs) {
-      if (overlaps(outputs[i], in)) return invalid(op, std::string(outputs[i].name) + " overlaps " + in.name);
+      if (overlaps(*out, in)) return invalid(op, std::string(out->name) + " overlaps " + in.name);
     }
-    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
-      if (overlaps(outputs[i], outputs[j])) {
-        return invalid(op, std::string(outputs[i].name) + " overlaps " + outputs[j].name);
-      }
+    for (const ByteRange* other = out + 1; other != outputs.end(); ++other) {
+      if (overlaps(*out, *other)) return invalid(op, std::string(out->name) + " overlaps " + other->name);
     }
   }
   return Status::success();

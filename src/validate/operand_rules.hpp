@@ -3,8 +3,10 @@
 // ranges that cannot overflow, and disjointness of outputs. Messages name the op and the operand.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,7 +61,30 @@ Status bytes_range(const char* op, const char* name, const void* ptr, std::uint6
 
 bool overlaps(const ByteRange& a, const ByteRange& b);
 
+// One call's inputs or outputs, held inline so that validation allocates nothing (it runs on
+// every call). Ranges past the capacity are counted, and check_disjoint refuses the call.
+class ByteRanges {
+ public:
+  static constexpr std::size_t kCapacity = 12;  // the most any op names: 7 (gemm's inputs, its outputs)
+
+  ByteRanges() = default;
+  ByteRanges(std::initializer_list<ByteRange> ranges) {
+    for (const ByteRange& r : ranges) push_back(r);
+  }
+  void push_back(const ByteRange& r) {
+    if (size_ < kCapacity) ranges_[size_] = r;
+    ++size_;
+  }
+  bool overflowed() const { return size_ > kCapacity; }
+  const ByteRange* begin() const { return ranges_.data(); }
+  const ByteRange* end() const { return ranges_.data() + (overflowed() ? kCapacity : size_); }
+
+ private:
+  std::array<ByteRange, kCapacity> ranges_{};
+  std::size_t size_ = 0;
+};
+
 // No output overlaps an input or another output (empty ranges overlap nothing).
-Status check_disjoint(const char* op, const std::vector<ByteRange>& outputs, const std::vector<ByteRange>& inputs);
+Status check_disjoint(const char* op, const ByteRanges& outputs, const ByteRanges& inputs);
 
 }  // namespace epifuse::detail

@@ -8,6 +8,8 @@
 // encode instead of leaving it zero.)
 #pragma once
 
+#include "epifuse/detail/cutlass_driver_calls.hpp"  // first: it sets how CUTLASS calls the driver
+
 #include <cute/arch/copy_sm90_desc.hpp>
 #include <cutlass/device_kernel.h>
 

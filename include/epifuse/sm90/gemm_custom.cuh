@@ -4,12 +4,15 @@
 //
 // epifuse's own run-time epilogue is one such Tree (src/epilogue/sm90_runtime_epilogue.cuh).
 // C++ users who want their own composition write a CUTLASS Sm90 EVT and call gemm_custom();
-// examples/custom_epilogue.cu shows it. Needs CUTLASS 4.2 on the include path and nvcc for sm_90a.
+// examples/custom_epilogue.cu shows it. Needs CUTLASS 4.2 on the include path and nvcc for sm_90a;
+// include this header before any CUTLASS header (cutlass_driver_calls.hpp says why).
 //
 // kSwapAB runs the transposed problem Dᵀ[N,M] = B·Aᵀ so the weight fills wgmma's fixed 64-row
 // side and few tokens sit on its flexible N side; Dᵀ is then column-major, i.e. D row-major.
 // A Tree written for kSwapAB must index its vectors in that transposed (GEMM) space.
 #pragma once
+
+#include "epifuse/detail/cutlass_driver_calls.hpp"  // first: it sets how CUTLASS calls the driver
 
 #include <cute/tensor.hpp>
 

@@ -12,6 +12,8 @@
 // row (such boxes load several times slower); the store still writes M rows.
 #pragma once
 
+#include "epifuse/detail/cutlass_driver_calls.hpp"  // first: it sets how CUTLASS calls the driver
+
 #include <cute/tensor.hpp>
 #include <cutlass/epilogue/fusion/sm90_visitor_compute_tma_warpspecialized.hpp>
 

@@ -4,6 +4,8 @@
 //   D[M,N] = epilogue(A[M,K] · B[N,K]ᵀ)       Row::kKey: op kGemm, its types, tile, schedule, ...
 #pragma once
 
+#include "epifuse/detail/cutlass_driver_calls.hpp"  // first: it sets how CUTLASS calls the driver
+
 #include <cute/tensor.hpp>
 
 #include "epifuse/detail/sm90_assembly.cuh"

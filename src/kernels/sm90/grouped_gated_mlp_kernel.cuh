@@ -6,6 +6,8 @@
 // Before the kernel, the setup kernel of grouped_setup.cuh reads the expert offsets on the device.
 #pragma once
 
+#include "epifuse/detail/cutlass_driver_calls.hpp"  // first: it sets how CUTLASS calls the driver
+
 #include <cute/tensor.hpp>
 #include <cutlass/epilogue/fusion/sm90_visitor_compute_tma_warpspecialized.hpp>
 

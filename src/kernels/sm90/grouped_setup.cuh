@@ -5,6 +5,8 @@
 // graph, and the launches.
 #pragma once
 
+#include "epifuse/detail/cutlass_driver_calls.hpp"  // first: it sets how CUTLASS calls the driver
+
 #include <cub/block/block_scan.cuh>
 #include <cute/tensor.hpp>
 

@@ -1,0 +1,35 @@
+#include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
+
+#include "epifuse/detail/cutlass_driver_calls.hpp"
+
+namespace epifuse::detail {
+namespace {
+
+PFN_cuTensorMapEncodeTiled_v12000 resolve_encode_tiled() {
+  void* function = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault, &found) !=
+          cudaSuccess ||
+      found != cudaDriverEntryPointSuccess) {
+    cudaGetLastError();  // ours to clear: the caller sees CUDA_ERROR_NOT_FOUND instead
+    return nullptr;
+  }
+  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
+}
+
+}  // namespace
+
+CUresult encode_tensor_map_tiled(CUtensorMap* tensor_map, CUtensorMapDataType data_type, cuuint32_t rank,
+                                 void* global_address, const cuuint64_t* global_dim,
+                                 const cuuint64_t* global_strides, const cuuint32_t* box_dim,
+                                 const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
+                                 CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2_promotion,
+                                 CUtensorMapFloatOOBfill oob_fill) {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = resolve_encode_tiled();
+  if (encode == nullptr) return CUDA_ERROR_NOT_FOUND;
+  return encode(tensor_map, data_type, rank, global_address, global_dim, global_strides, box_dim, element_strides,
+                interleave, swizzle, l2_promotion, oob_fill);
+}
+
+}  // namespace epifuse::detail
