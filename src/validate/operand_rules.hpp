@@ -9,7 +9,6 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "epifuse/status.hpp"
 #include "epifuse/types.hpp"

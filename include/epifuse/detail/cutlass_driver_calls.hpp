@@ -14,7 +14,7 @@
 
 namespace epifuse::detail {
 
-// cuTensorMapEncodeTiled through a driver entry point resolved on first use (src/dispatch/driver_entry_points.cpp);
+// cuTensorMapEncodeTiled through a driver entry point resolved on first use (src/kernels/tensor_map_encode.cpp);
 // CUDA_ERROR_NOT_FOUND where the driver has none.
 extern decltype(::cuTensorMapEncodeTiled) encode_tensor_map_tiled;
 
