@@ -1,11 +1,15 @@
-// The permute: keys (expert ids, E for a dropped pair), cub's stable radix sort over the bits that
+// The permute: keys (expert ids, E for a dropped pair), a stable radix sort over the bits that
 // hold 0..E, the offsets by binary search in the sorted keys, then one thread per 16-byte chunk of
-// the gathered x. The combine: one thread per 8 columns of a token's output row.
+// the gathered x. Up to kOneBlockSortPairs pairs (decode and small prefill) one block does the
+// keys, the sort (cub's block radix sort) and the offsets in one launch; more pairs take three
+// (keys, cub's device radix sort, offsets). The combine: one thread per 8 columns of a token's
+// output row.
 #include "moe/routing.hpp"
 
 #include <algorithm>
 #include <string>
 
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -52,6 +56,58 @@ __global__ void find_offsets(const std::int32_t* sorted_keys, std::int32_t pairs
     while (lo < hi) {
       const std::int32_t mid = lo + (hi - lo) / 2;
       if (sorted_keys[mid] < e) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    offsets[e] = lo;
+    if (e == experts && dropped != nullptr) *dropped = pairs - lo;
+  }
+}
+
+// One block of kSortThreads threads, kSortItems pairs each, in blocked order (thread t holds pairs
+// t·kSortItems ...), so the block sort keeps the pairs' order within an expert. Slots past the
+// last pair carry the largest key the sorted bits hold and sort after every pair.
+constexpr int kSortThreads = 256, kSortItems = 8;
+static_assert(kSortThreads * kSortItems == kOneBlockSortPairs, "one block sorts kOneBlockSortPairs pairs");
+
+__global__ void __launch_bounds__(kSortThreads)
+    sort_pairs_in_one_block(const std::int32_t* ids, std::int32_t pairs, std::int32_t experts, int bits,
+                            std::int32_t* sorted_keys, std::int32_t* sorted_pairs, std::int32_t* offsets,
+                            std::int32_t* dropped) {
+  using BlockSort = cub::BlockRadixSort<std::uint32_t, kSortThreads, kSortItems, std::int32_t>;
+  __shared__ union {
+    typename BlockSort::TempStorage sort;
+    std::uint32_t keys[kOneBlockSortPairs];
+  } shared;
+  const std::uint32_t padding = (std::uint32_t{1} << bits) - 1;
+  std::uint32_t keys[kSortItems];
+  std::int32_t pair_index[kSortItems];
+#pragma unroll
+  for (int i = 0; i < kSortItems; ++i) {
+    const std::int32_t p = static_cast<std::int32_t>(threadIdx.x) * kSortItems + i;
+    const std::int32_t id = p < pairs ? ids[p] : experts;
+    keys[i] = p < pairs ? static_cast<std::uint32_t>(id >= 0 && id < experts ? id : experts) : padding;
+    pair_index[i] = p;
+  }
+  BlockSort(shared.sort).Sort(keys, pair_index, 0, bits);
+  __syncthreads();  // the sort's storage becomes the sorted keys
+#pragma unroll
+  for (int i = 0; i < kSortItems; ++i) {
+    const std::int32_t rank = static_cast<std::int32_t>(threadIdx.x) * kSortItems + i;
+    shared.keys[rank] = keys[i];
+    if (rank < pairs) {
+      sorted_keys[rank] = static_cast<std::int32_t>(keys[i]);
+      sorted_pairs[rank] = pair_index[i];
+    }
+  }
+  __syncthreads();
+  for (std::int32_t e = threadIdx.x; e <= experts; e += kSortThreads) {
+    std::int32_t lo = 0, hi = pairs;
+    while (lo < hi) {
+      const std::int32_t mid = lo + (hi - lo) / 2;
+      if (shared.keys[mid] < static_cast<std::uint32_t>(e)) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -133,8 +189,13 @@ __global__ void combine_rows(const uint4* expert_out, std::int64_t row_chunks, c
 
 }  // namespace
 
+bool sorts_in_one_block(std::int64_t pairs, std::int64_t experts) {
+  return pairs <= kOneBlockSortPairs && experts <= kOneBlockSortMaxExperts;
+}
+
 Status moe_sort_temp_bytes(std::int64_t pairs, std::int64_t experts, std::size_t* bytes) {
   *bytes = 0;
+  if (sorts_in_one_block(pairs, experts)) return Status::success();
   const cudaError_t err = cub::DeviceRadixSort::SortPairs(
       nullptr, *bytes, static_cast<const std::int32_t*>(nullptr), static_cast<std::int32_t*>(nullptr),
       static_cast<const std::int32_t*>(nullptr), static_cast<std::int32_t*>(nullptr), static_cast<int>(pairs), 0,
@@ -150,18 +211,25 @@ Status moe_permute(const MoeRouting& r, const std::int32_t* topk_ids, std::int64
                    std::int32_t* dropped, cudaStream_t stream) {
   const std::int64_t pairs = tokens * topk;
   const auto e = static_cast<std::int32_t>(experts);
-  make_keys<<<grid_for(pairs), kThreads, 0, stream>>>(topk_ids, pairs, e, r.keys, r.pairs);
-  if (Status s = launched("making the sort keys"); !s.ok()) return s;
-  std::size_t temp_bytes = r.sort_temp_bytes;
-  if (cudaError_t err = cub::DeviceRadixSort::SortPairs(r.sort_temp, temp_bytes, r.keys, r.sorted_keys, r.pairs,
-                                                        r.sorted_pairs, static_cast<int>(pairs), 0,
-                                                        key_bits(experts), stream);
-      err != cudaSuccess) {
-    return Status(StatusCode::kCudaError, std::string("moe_mlp: sorting the pairs: ") + cudaGetErrorString(err));
+  if (sorts_in_one_block(pairs, experts)) {
+    sort_pairs_in_one_block<<<1, kSortThreads, 0, stream>>>(topk_ids, static_cast<std::int32_t>(pairs), e,
+                                                            key_bits(experts), r.sorted_keys, r.sorted_pairs,
+                                                            r.offsets, dropped);
+    if (Status s = launched("sorting the pairs"); !s.ok()) return s;
+  } else {
+    make_keys<<<grid_for(pairs), kThreads, 0, stream>>>(topk_ids, pairs, e, r.keys, r.pairs);
+    if (Status s = launched("making the sort keys"); !s.ok()) return s;
+    std::size_t temp_bytes = r.sort_temp_bytes;
+    if (cudaError_t err = cub::DeviceRadixSort::SortPairs(r.sort_temp, temp_bytes, r.keys, r.sorted_keys, r.pairs,
+                                                          r.sorted_pairs, static_cast<int>(pairs), 0,
+                                                          key_bits(experts), stream);
+        err != cudaSuccess) {
+      return Status(StatusCode::kCudaError, std::string("moe_mlp: sorting the pairs: ") + cudaGetErrorString(err));
+    }
+    find_offsets<<<grid_for(experts + 1), kThreads, 0, stream>>>(r.sorted_keys, static_cast<std::int32_t>(pairs), e,
+                                                                  r.offsets, dropped);
+    if (Status s = launched("finding the expert offsets"); !s.ok()) return s;
   }
-  find_offsets<<<grid_for(experts + 1), kThreads, 0, stream>>>(r.sorted_keys, static_cast<std::int32_t>(pairs), e,
-                                                                r.offsets, dropped);
-  if (Status s = launched("finding the expert offsets"); !s.ok()) return s;
   const std::int64_t element = static_cast<std::int64_t>(dtype_bytes(dtype));
   const std::int64_t row_chunks = K * element / 16;
   gather_rows<<<grid_for(pairs * row_chunks), kThreads, 0, stream>>>(

@@ -25,7 +25,13 @@ struct MoeRouting {
   std::int32_t* rows = nullptr;     // [P] pair -> its row of the gathered x, -1 when dropped
 };
 
-// cub's scratch bytes for sorting P pairs by expert.
+// Up to this many pairs, over at most kOneBlockSortMaxExperts experts, one block sorts them and
+// finds the offsets in one launch (keys, pairs and the sort's scratch unused); more take three.
+constexpr std::int64_t kOneBlockSortPairs = 2048;
+constexpr std::int64_t kOneBlockSortMaxExperts = 4096;
+bool sorts_in_one_block(std::int64_t pairs, std::int64_t experts);
+
+// cub's scratch bytes for sorting P pairs by expert (0 where one block sorts them).
 Status moe_sort_temp_bytes(std::int64_t pairs, std::int64_t experts, std::size_t* bytes);
 
 // Sorts the pairs of topk_ids [T, k] by expert, writes the offsets and rows of `routing`, the
