@@ -79,9 +79,11 @@ constexpr Configuration kCooperative1x2 = {Schedule::kCooperative, {128, 256, 64
 // fill the SMs' waves decides. Each kernel's time is modelled as its waves of whole tiles times a
 // tile's multiply-adds over its family's efficiency; a stream-K kernel shares its tiles' work evenly
 // over the SMs at 1.2x, plus a fixed cost of 10,000 K steps of one tile. The efficiencies were fitted
-// to every compiled kernel swept over 71 such shapes (bench/results/tuning/issue9/few-weight-tiles/):
-// over them the model's kernel is 1.11x as fast as the rules' (geometric mean; 1.09x with each shape
-// left out of its own fit). The cooperative 128x256 1x2 fitted too slow to be chosen.
+// to every compiled kernel swept over 71 such shapes (tools/fit_few_weight_tiles.py,
+// bench/results/tuning/issue9/few-weight-tiles/): there the model's kernel is 1.11x as fast as the
+// rules' (geometric mean; a fit with each shape left out of its own, 1.10x); on 30 shapes drawn
+// afterwards, 0.94x -> 1.00x cuBLASLt + act·mul. The cooperative 128x256 1x2 fitted too slow to be
+// chosen.
 struct ModeledKernel {
   Configuration config;
   double efficiency;
