@@ -347,6 +347,7 @@ TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
   EXPECT_EQ(chosen(gated(110, 256, 4992)), swap32);
   EXPECT_EQ(chosen(gated(128, 2048, 8192)), swap32);                // 128 tiles fill 97 %
   EXPECT_EQ(chosen(gated(142, 1792, 52032)), swap32_stream_k);
+  EXPECT_EQ(chosen(gated(734, 320, 54592)), swap128_stream_k);      // delegated unless short of workspace
   EXPECT_EQ(chosen(gated(300, 1856, 34112)), swap128_stream_k);     // 87 tiles fill 66 %
   EXPECT_EQ(chosen(gated(1024, 28672, 8192)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
   // Without the stream-K kernels among the candidates (a call without workspace): whole tiles.
@@ -385,8 +386,11 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
     EXPECT_EQ(chosen(gated(c.M, c.N, c.K)), std::string("sm90_gated_mlp_bf16_bf16_") + c.kernel)
         << c.M << "x" << c.N << "x" << c.K;
   }
-  // 49 weight tiles (N = 3136) keep the rules: the 128-token pair at 1229 tokens.
+  // 49 weight tiles (N = 3136) keep the rules: the 128-token pair at 1229 tokens. So do the shapes
+  // the delegation rule takes, for a call without the product's workspace (sweep-delegated.json:
+  // the model's 128x32 ran 0.33x cuBLASLt + act·mul at 655x448x22208, the rules' stream-K 0.65x).
   EXPECT_EQ(chosen(gated(1229, 3136, 4416)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
+  EXPECT_EQ(chosen(gated(655, 448, 22208)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk");
 }
 
 // Narrow weights with K >= 2048 run cuBLASLt + act·mul: up to 64 tokens when the packed weight has

@@ -7,8 +7,8 @@
 //   M <= 256 with few weight tiles (fewer 128-row weight tiles times 128-token tiles than half
 //              the SMs) -> the same swapped 128x32, whose 32-token tiles fill more SMs
 //   M <= 128   -> pingpong 128x128, cluster 1x2
-//   449 <= M <= 4096 with at most 48 packed-weight tiles of 128 rows
-//              -> the kernel a wave model finds cheapest (below)
+//   449 <= M <= 4096 with at most 48 packed-weight tiles of 128 rows, outside the delegation
+//              rule's shapes -> the kernel a wave model finds cheapest (below)
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
 //              -> cooperative 128x256, cluster 1x2
 //   M <= 4096  -> the tiling that computes the fewest rows:
@@ -127,6 +127,16 @@ Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count) 
   return best->config;
 }
 
+constexpr std::int64_t kDelegationMinK = 2048;
+
+// The shapes delegated to cuBLASLt + act·mul (when the workspace holds the product).
+bool in_delegation_region(const GatedMlpArgs& args, std::int64_t sm_count) {
+  if (args.w.K < kDelegationMinK) return false;
+  const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
+  if (args.M <= 64) return 4 * weight_tiles < sm_count;
+  return 4 * weight_tiles * ceil_div(args.M, 128) <= 3 * sm_count;
+}
+
 constexpr double kLargeWeightBytes = 2e9;
 constexpr std::int64_t kStreamKMinK = 8192;
 constexpr double kStreamKBelowWaveFill = 0.8;
@@ -157,7 +167,10 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   if (args.M <= 64 || (args.M <= 256 && few_weight_tiles)) {
     return whole_or_stream_k(args, weight_tiles * ceil_div(args.M, 32), sm_count, kSwapped32, kSwapped32StreamK);
   }
-  if (args.M >= kModelMinTokens && args.M <= kModelMaxTokens && weight_tiles <= kFewWeightTiles) {
+  // Not where calls are delegated: a call short of the product's workspace keeps the rules there
+  // (the model, fitted without those shapes, picked kernels 0.33-0.46x cuBLASLt + act·mul at some).
+  if (args.M >= kModelMinTokens && args.M <= kModelMaxTokens && weight_tiles <= kFewWeightTiles &&
+      !in_delegation_region(args, sm_count)) {
     return cheapest_modeled(args, sm_count);
   }
   if (args.M > 256 && args.w.K >= kStreamKMinK &&
@@ -245,15 +258,10 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   return kSwappedPingpong96;
 }
 
-constexpr std::int64_t kDelegationMinK = 2048;
-
 }  // namespace
 
 bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps) {
-  if (args.kernel || args.w.K < kDelegationMinK) return false;
-  const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
-  if (args.M <= 64) return 4 * weight_tiles < caps.sm_count;
-  return 4 * weight_tiles * ceil_div(args.M, 128) <= 3 * caps.sm_count;
+  return !args.kernel && in_delegation_region(args, caps.sm_count);
 }
 
 Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
