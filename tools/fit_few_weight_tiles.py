@@ -17,38 +17,33 @@ import random
 SMS = 132
 PREFIX = "sm90_gated_mlp_bf16_bf16_"
 
-# kernel -> (family, swapped, tile along the weight, tile along the tokens, cluster along the
+# kernel -> (family, tile along the weight, tile along the tokens, cluster along the
 # weight, cluster along the tokens, stream-K)
 KERNELS = {
-    "swap_coop_128x144x64_c2x1": ("wide", True, 128, 144, 2, 1, False),
-    "swap_coop_128x160x64_c2x1": ("wide", True, 128, 160, 2, 1, False),
-    "swap_coop_128x176x64_c2x1": ("wide", True, 128, 176, 2, 1, False),
-    "swap_coop_128x208x64_c2x1": ("wide", True, 128, 208, 2, 1, False),
-    "swap_coop_128x224x64_c2x1": ("wide", True, 128, 224, 2, 1, False),
-    "swap_pingpong_128x128x64_c1x2": ("swapped_pairs", True, 128, 128, 1, 2, False),
-    "swap_pingpong_128x96x64_c1x2": ("swapped_pairs", True, 128, 96, 1, 2, False),
-    "pingpong_128x128x64_c1x2": ("unswapped_pingpong", False, 128, 128, 2, 1, False),
-    "coop_128x256x64_c1x2": ("unswapped_256", False, 256, 128, 2, 1, False),
-    "swap_coop_128x128x64_c1x1_streamk": ("stream_k", True, 128, 128, 1, 1, True),
-    "swap_coop_128x160x64_c2x1_streamk": ("stream_k", True, 128, 160, 2, 1, True),
-    "swap_coop_128x224x64_c2x1_streamk": ("stream_k", True, 128, 224, 2, 1, True),
-    "swap_coop_128x32x128_c1x1": ("swapped_32", True, 128, 32, 1, 1, False),
+    "swap_coop_128x144x64_c2x1": ("wide", 128, 144, 2, 1, False),
+    "swap_coop_128x160x64_c2x1": ("wide", 128, 160, 2, 1, False),
+    "swap_coop_128x176x64_c2x1": ("wide", 128, 176, 2, 1, False),
+    "swap_coop_128x208x64_c2x1": ("wide", 128, 208, 2, 1, False),
+    "swap_coop_128x224x64_c2x1": ("wide", 128, 224, 2, 1, False),
+    "swap_pingpong_128x128x64_c1x2": ("swapped_pairs", 128, 128, 1, 2, False),
+    "swap_pingpong_128x96x64_c1x2": ("swapped_pairs", 128, 96, 1, 2, False),
+    "pingpong_128x128x64_c1x2": ("unswapped_pingpong", 128, 128, 2, 1, False),
+    "coop_128x256x64_c1x2": ("unswapped_256", 256, 128, 2, 1, False),
+    "swap_coop_128x128x64_c1x1_streamk": ("stream_k", 128, 128, 1, 1, True),
+    "swap_coop_128x160x64_c2x1_streamk": ("stream_k", 128, 160, 2, 1, True),
+    "swap_coop_128x224x64_c2x1_streamk": ("stream_k", 128, 224, 2, 1, True),
+    "swap_coop_128x32x128_c1x1": ("swapped_32", 128, 32, 1, 1, False),
 }
-GRID = {
-    "swapped_pairs": [0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3],
-    "unswapped_pingpong": [0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3],
-    "unswapped_256": [0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3],
-    "stream_k": [0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3],
-    "swapped_32": [0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3],
-    "stream_k_share": [1.0, 1.05, 1.1, 1.15, 1.2],
-    "stream_k_fixed_k_steps": [0, 1000, 3000, 10000],
-}
+FITTED_FAMILIES = ("swapped_pairs", "unswapped_pingpong", "unswapped_256", "stream_k", "swapped_32")
+EFFICIENCIES = [0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3]
+GRID = {**{f: EFFICIENCIES for f in FITTED_FAMILIES},
+        "stream_k_share": [1.0, 1.05, 1.1, 1.15, 1.2],
+        "stream_k_fixed_k_steps": [0, 1000, 3000, 10000]}
 # The constants src/dispatch/sm90/gated_mlp_heuristics.cpp compiles (an earlier descent's end, whose
 # start order was not seeded).
 COMPILED = {"wide": 1.0, "swapped_pairs": 0.95, "unswapped_pingpong": 1.2, "unswapped_256": 0.6, "stream_k": 1.3,
             "swapped_32": 0.7, "stream_k_share": 1.2, "stream_k_fixed_k_steps": 10000}
-START = {"wide": 1.0, "stream_k_share": 1.1, "stream_k_fixed_k_steps": 0,
-         **{f: 1.0 for f in ("swapped_pairs", "unswapped_pingpong", "unswapped_256", "stream_k", "swapped_32")}}
+START = {"wide": 1.0, "stream_k_share": 1.1, "stream_k_fixed_k_steps": 0, **{f: 1.0 for f in FITTED_FAMILIES}}
 
 
 def ceil_div(a, b):
@@ -56,7 +51,7 @@ def ceil_div(a, b):
 
 
 def modeled_time(kernel, M, N, K, p):
-    family, _, weight_tile, token_tile, weight_cluster, token_cluster, stream_k = KERNELS[kernel]
+    family, weight_tile, token_tile, weight_cluster, token_cluster, stream_k = KERNELS[kernel]
     tiles = (ceil_div(ceil_div(2 * N, weight_tile), weight_cluster) * weight_cluster *
              ceil_div(ceil_div(M, token_tile), token_cluster) * token_cluster)
     area = weight_tile * token_tile
