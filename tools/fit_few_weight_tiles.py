@@ -5,9 +5,9 @@ of sharing and its fixed cost, by coordinate descent over a grid, minimising the
 fastest swept kernel's time over the picked one's. For the compiled constants and for the fit:
 each shape's pick against the rules' choice (the run's `epifuse` row) and the fastest kernel; then
 the gain of the fit with each shape left out of its own. Only shapes of the model's class count
-(449-4096 tokens, at most 48 weight tiles, not delegated).
+(449-4096 tokens, at most 127 weight tiles, not delegated).
 
-    tools/fit_few_weight_tiles.py bench/results/tuning/issue9/few-weight-tiles/sweep-*.json
+    tools/fit_few_weight_tiles.py bench/results/tuning/issue9/few-weight-tiles/{,wider/}sweep-*.json
 """
 import argparse
 import json
@@ -15,6 +15,7 @@ import math
 import random
 
 SMS = 132
+MAX_WEIGHT_TILES = 127
 PREFIX = "sm90_gated_mlp_bf16_bf16_"
 
 # kernel -> (family, tile along the weight, tile along the tokens, cluster along the
@@ -37,12 +38,11 @@ KERNELS = {
 FITTED_FAMILIES = ("swapped_pairs", "unswapped_pingpong", "unswapped_256", "stream_k", "swapped_32")
 EFFICIENCIES = [0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3]
 GRID = {**{f: EFFICIENCIES for f in FITTED_FAMILIES},
-        "stream_k_share": [1.0, 1.05, 1.1, 1.15, 1.2],
-        "stream_k_fixed_k_steps": [0, 1000, 3000, 10000]}
-# The constants src/dispatch/sm90/gated_mlp_heuristics.cpp compiles (an earlier descent's end, whose
-# start order was not seeded).
-COMPILED = {"wide": 1.0, "swapped_pairs": 0.95, "unswapped_pingpong": 1.2, "unswapped_256": 0.6, "stream_k": 1.3,
-            "swapped_32": 0.7, "stream_k_share": 1.2, "stream_k_fixed_k_steps": 10000}
+        "stream_k_share": [1.0, 1.05, 1.1, 1.15, 1.2, 1.3, 1.4, 1.5],
+        "stream_k_fixed_k_steps": [0, 1000, 3000, 10000, 20000]}
+# The constants src/dispatch/sm90/gated_mlp_heuristics.cpp compiles: this tool's fit.
+COMPILED = {"wide": 1.0, "swapped_pairs": 1.0, "unswapped_pingpong": 1.1, "unswapped_256": 0.6, "stream_k": 1.0,
+            "swapped_32": 0.7, "stream_k_share": 1.0, "stream_k_fixed_k_steps": 1000}
 START = {"wide": 1.0, "stream_k_share": 1.1, "stream_k_fixed_k_steps": 0, **{f: 1.0 for f in FITTED_FAMILIES}}
 
 
@@ -56,13 +56,19 @@ def modeled_time(kernel, M, N, K, p):
              ceil_div(ceil_div(M, token_tile), token_cluster) * token_cluster)
     area = weight_tile * token_tile
     tile_time = area * K / p[family]
-    if stream_k:
-        return tiles * tile_time / SMS * p["stream_k_share"] + p["stream_k_fixed_k_steps"] * area
+    # CUTLASS's stream-K scheduler (its heuristic mode): whole waves but the last two run whole
+    # tiles and the tiles of those two are shared over the SMs, where the last wave is less than
+    # half full and a tile has more than 8 K steps of 64; else every tile runs whole.
+    if stream_k and 2 * (tiles % SMS) < SMS and tiles % SMS and ceil_div(K, 64) > 8:
+        whole_waves = max(tiles // SMS - 1, 0)
+        shared_tiles = tiles - whole_waves * SMS
+        return (whole_waves * tile_time + shared_tiles * tile_time / SMS * p["stream_k_share"] +
+                p["stream_k_fixed_k_steps"] * area)
     return math.ceil(tiles / SMS) * tile_time
 
 
 def in_class(M, N):
-    return 449 <= M <= 4096 and ceil_div(2 * N, 128) <= 48
+    return 449 <= M <= 4096 and ceil_div(2 * N, 128) <= MAX_WEIGHT_TILES
 
 
 def shapes(files):

@@ -267,7 +267,7 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {224, 9472, 1024, "swap_coop_128x224x64_c2x1_streamk"},
       {401, 7168, 1024, "swap_coop_128x224x64_c2x1"},
       {433, 9472, 1024, "swap_coop_128x224x64_c2x1_streamk"},
-      {785, 7168, 1024, "swap_coop_128x160x64_c2x1_streamk"},
+      {785, 9472, 1024, "swap_coop_128x160x64_c2x1_streamk"},
       {790, 8448, 1024, "swap_coop_128x160x64_c2x1"},
       // 144-, 176- and 208-token tiles only where whole tiles are chosen: Llama-3 8B (no stream-K)
       // takes them, Llama-3 70B and Qwen2.5-7B keep the stream-K kernels (or the 96-token pair) at
@@ -360,17 +360,17 @@ TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
   EXPECT_EQ(chosen(gated(2038, 768, 54016), whole), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
 }
 
-// At most 48 packed-weight tiles at 449-4096 tokens: the kernel the wave model finds cheapest. The
+// At most 127 packed-weight tiles at 449-4096 tokens: the kernel the wave model finds cheapest. The
 // shapes are from the sweeps the model was fitted to (bench/results/tuning/issue9/few-weight-tiles/),
 // each with the kernel it picks there and, in the comment, that kernel's time against the fastest
-// swept kernel's and the rules' choice before the model.
+// swept kernel's and the rules' choice.
 TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
   struct Case {
     std::int64_t M, N, K;
     const char* kernel;
   };
   const Case expected[] = {
-      {1175, 1280, 35904, "swap_coop_128x208x64_c2x1"},          // the fastest; the rule's stream-K 0.78x
+      {1175, 1280, 35904, "swap_coop_128x160x64_c2x1_streamk"},  // 0.99x the fastest; the rules' stream-K 0.78x
       {1229, 1792, 4416, "swap_coop_128x144x64_c2x1"},           // the fastest; the 128-token pair 0.80x
       {858, 1280, 6208, "swap_coop_128x144x64_c2x1"},            // the fastest; the unswapped pingpong 0.54x
       {2268, 1536, 10944, "swap_coop_128x208x64_c2x1"},          // the fastest; the 128-token pair 0.80x
@@ -379,6 +379,9 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
       {2981, 2688, 1920, "pingpong_128x128x64_c1x2"},            // the fastest; the 128-token pair 0.95x
       {2409, 960, 51328, "swap_coop_128x128x64_c1x1_streamk"},   // the fastest, as before
       {1025, 2752, 10240, "pingpong_128x128x64_c1x2"},           // 0.82x the 176-token tiles, as before
+      {3789, 7744, 320, "pingpong_128x128x64_c1x2"},             // 121 tiles: the fastest; the 128-token pair 0.74x
+      {660, 6912, 37440, "swap_coop_128x224x64_c2x1_streamk"},   // 108 tiles: the fastest; the 128-token pair 0.86x
+      {738, 3136, 4928, "swap_pingpong_128x96x64_c1x2"},         // 49 tiles: the fastest; the 128-token pair 0.87x
       {448, 2048, 4096, "swap_coop_128x224x64_c2x1"},            // below the model's range: the rules
       {4097, 1024, 4096, "pingpong_128x128x64_c1x2"},            // above it
   };
@@ -386,10 +389,12 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
     EXPECT_EQ(chosen(gated(c.M, c.N, c.K)), std::string("sm90_gated_mlp_bf16_bf16_") + c.kernel)
         << c.M << "x" << c.N << "x" << c.K;
   }
-  // 49 weight tiles (N = 3136) keep the rules: the 128-token pair at 1229 tokens. So do the shapes
-  // the delegation rule takes, for a call without the product's workspace (sweep-delegated.json:
-  // the model's 128x32 ran 0.33x cuBLASLt + act·mul at 655x448x22208, the rules' stream-K 0.65x).
-  EXPECT_EQ(chosen(gated(1229, 3136, 4416)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
+  // 128 weight tiles (N = 8192, Llama-3.2 1B) keep the rules: the 128-token pair at 1229 tokens, where
+  // 127 take the model's unswapped pingpong. So do the shapes the delegation rule takes, for a call
+  // without the product's workspace (sweep-delegated.json: the model's 128x32 ran 0.33x cuBLASLt +
+  // act·mul at 655x448x22208, the rules' stream-K 0.65x).
+  EXPECT_EQ(chosen(gated(1229, 8192, 4416)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
+  EXPECT_EQ(chosen(gated(1229, 8128, 4416)), "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2");
   EXPECT_EQ(chosen(gated(655, 448, 22208)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk");
 }
 

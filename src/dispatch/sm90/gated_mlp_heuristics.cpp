@@ -7,7 +7,7 @@
 //   M <= 256 with few weight tiles (fewer 128-row weight tiles times 128-token tiles than half
 //              the SMs) -> the same swapped 128x32, whose 32-token tiles fill more SMs
 //   M <= 128   -> pingpong 128x128, cluster 1x2
-//   449 <= M <= 4096 with at most 48 packed-weight tiles of 128 rows, outside the delegation
+//   449 <= M <= 4096 with at most 127 packed-weight tiles of 128 rows, outside the delegation
 //              rule's shapes -> the kernel a wave model finds cheapest (below)
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
 //              -> cooperative 128x256, cluster 1x2
@@ -75,28 +75,27 @@ constexpr Configuration kSwapped208 = {Schedule::kCooperative, {128, 208, 64}, {
 constexpr Configuration kPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
 constexpr Configuration kCooperative1x2 = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
 
-// Few weight tiles at 449-4096 tokens: no tiling rule below was tuned there, and how the tiles
-// fill the SMs' waves decides. Each kernel's time is modelled as its waves of whole tiles times a
-// tile's multiply-adds over its family's efficiency; a stream-K kernel shares its tiles' work evenly
-// over the SMs at 1.2x, plus a fixed cost of 10,000 K steps of one tile. The efficiencies were fitted
-// to every compiled kernel swept over 71 such shapes (tools/fit_few_weight_tiles.py,
-// bench/results/tuning/issue9/few-weight-tiles/): there the model's kernel is 1.11x as fast as the
-// rules' (geometric mean; a fit with each shape left out of its own, 1.10x); on 30 shapes drawn
-// afterwards, 0.94x -> 1.00x cuBLASLt + act·mul. The cooperative 128x256 1x2 fitted too slow to be
-// chosen.
+// Few weight tiles at 449-4096 tokens: no tiling rule below was tuned there (every catalogue MLP
+// has 128 weight tiles or more), and how the tiles fill the SMs' waves decides. Each kernel's time
+// is modelled as its waves of whole tiles times a tile's multiply-adds over its family's efficiency;
+// a stream-K kernel as CUTLASS's scheduler shares its last two waves' tiles (below), plus a fixed
+// cost of 1,000 K steps of one tile. The efficiencies were fitted to every compiled kernel swept
+// over 122 such shapes (tools/fit_few_weight_tiles.py, bench/results/tuning/issue9/few-weight-tiles/):
+// there the model's kernel is 1.10x as fast as the rules' (geometric mean; fitted with each shape
+// left out of its own, 1.09x). The cooperative 128x256 1x2 fitted too slow to be chosen.
 struct ModeledKernel {
   Configuration config;
   double efficiency;
 };
 constexpr ModeledKernel kFewWeightTileKernels[] = {
-    {kSwapped144, 1.0},          {kSwapped160, 1.0},         {kSwapped176, 1.0},         {kSwapped208, 1.0},
-    {kSwapped224, 1.0},          {kSwappedPingpong1x2, 0.95}, {kSwappedPingpong96, 0.95}, {kPingpong1x2, 1.2},
-    {kSwapped128StreamK, 1.3},   {kSwapped160StreamK, 1.3},  {kSwapped224StreamK, 1.3},  {kSwapped32, 0.7}};
-constexpr std::int64_t kFewWeightTiles = 48;
+    {kSwapped144, 1.0},        {kSwapped160, 1.0},        {kSwapped176, 1.0},        {kSwapped208, 1.0},
+    {kSwapped224, 1.0},        {kSwappedPingpong1x2, 1.0}, {kSwappedPingpong96, 1.0}, {kPingpong1x2, 1.1},
+    {kSwapped128StreamK, 1.0}, {kSwapped160StreamK, 1.0}, {kSwapped224StreamK, 1.0}, {kSwapped32, 0.7}};
+constexpr std::int64_t kFewWeightTiles = 127;
 constexpr std::int64_t kModelMinTokens = 449;
 constexpr std::int64_t kModelMaxTokens = 4096;
-constexpr double kStreamKShareCost = 1.2;
-constexpr double kStreamKFixedKSteps = 10000;
+constexpr double kStreamKShareCost = 1.0;
+constexpr double kStreamKFixedKSteps = 1000;
 
 double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64_t sm_count) {
   const Configuration& c = k.config;
@@ -108,8 +107,16 @@ double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64
                              ceil_div(ceil_div(args.M, token_tile), token_cluster) * token_cluster;
   const double tile_area = static_cast<double>(weight_tile * token_tile);
   const double tile_time = tile_area * static_cast<double>(args.w.K) / k.efficiency;
-  if (c.decomposition == Decomposition::kStreamK) {
-    return static_cast<double>(tiles) * tile_time / static_cast<double>(sm_count) * kStreamKShareCost +
+  // CUTLASS's stream-K scheduler (its heuristic mode) runs whole tiles but in the last two waves and
+  // shares those two waves' tiles over the SMs, where the last wave is less than half full and a
+  // tile has more than 8 K steps; else every tile runs whole.
+  const std::int64_t last_wave = tiles % sm_count;
+  if (c.decomposition == Decomposition::kStreamK && last_wave != 0 && 2 * last_wave < sm_count &&
+      ceil_div(args.w.K, c.tile.k) > 8) {
+    const std::int64_t whole_waves = std::max<std::int64_t>(tiles / sm_count - 1, 0);
+    const std::int64_t shared_tiles = tiles - whole_waves * sm_count;
+    return static_cast<double>(whole_waves) * tile_time +
+           static_cast<double>(shared_tiles) * tile_time / static_cast<double>(sm_count) * kStreamKShareCost +
            kStreamKFixedKSteps * tile_area;
   }
   return static_cast<double>(ceil_div(tiles, sm_count)) * tile_time;
