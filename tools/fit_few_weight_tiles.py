@@ -7,7 +7,7 @@ each shape's pick against the rules' choice (the run's `epifuse` row) and the fa
 the gain of the fit with each shape left out of its own. Only shapes of the model's class count
 (449-4096 tokens, at most 127 weight tiles, not delegated).
 
-    tools/fit_few_weight_tiles.py bench/results/tuning/issue9/few-weight-tiles/{,wider/}sweep-*.json
+    tools/fit_few_weight_tiles.py bench/results/tuning/issue9/few-weight-tiles/{,wider/,refit/}sweep-*.json
 """
 import argparse
 import json
@@ -36,14 +36,20 @@ KERNELS = {
     "swap_coop_128x32x128_c1x1": ("swapped_32", 128, 32, 1, 1, False),
 }
 FITTED_FAMILIES = ("swapped_pairs", "unswapped_pingpong", "unswapped_256", "stream_k", "swapped_32")
-EFFICIENCIES = [0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3]
+# A pingpong kernel's epilogue overlaps the other warp group's K loop; a cooperative one's does not.
+PINGPONG_FAMILIES = ("swapped_pairs", "unswapped_pingpong")
+EFFICIENCIES = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3]
 GRID = {**{f: EFFICIENCIES for f in FITTED_FAMILIES},
         "stream_k_share": [1.0, 1.05, 1.1, 1.15, 1.2, 1.3, 1.4, 1.5],
-        "stream_k_fixed_k_steps": [0, 1000, 3000, 10000, 20000]}
+        "stream_k_fixed_k_steps": [0, 1000, 3000, 10000, 20000],
+        "cooperative_overhead_k_steps": [0, 256, 512, 768, 1024, 1536, 2048, 3072],
+        "pingpong_overhead_k_steps": [0, 256, 512, 768, 1024, 1536, 2048, 3072]}
 # The constants src/dispatch/sm90/gated_mlp_heuristics.cpp compiles: this tool's fit.
-COMPILED = {"wide": 1.0, "swapped_pairs": 1.0, "unswapped_pingpong": 1.1, "unswapped_256": 0.6, "stream_k": 1.0,
-            "swapped_32": 0.7, "stream_k_share": 1.0, "stream_k_fixed_k_steps": 1000}
-START = {"wide": 1.0, "stream_k_share": 1.1, "stream_k_fixed_k_steps": 0, **{f: 1.0 for f in FITTED_FAMILIES}}
+COMPILED = {"wide": 1.0, "swapped_pairs": 0.8, "unswapped_pingpong": 0.9, "unswapped_256": 0.5, "stream_k": 0.95,
+            "swapped_32": 0.8, "stream_k_share": 1.0, "stream_k_fixed_k_steps": 3000,
+            "cooperative_overhead_k_steps": 3072, "pingpong_overhead_k_steps": 2048}
+START = {"wide": 1.0, "stream_k_share": 1.1, "stream_k_fixed_k_steps": 0, "cooperative_overhead_k_steps": 0,
+         "pingpong_overhead_k_steps": 0, **{f: 1.0 for f in FITTED_FAMILIES}}
 
 
 def ceil_div(a, b):
@@ -55,7 +61,8 @@ def modeled_time(kernel, M, N, K, p):
     tiles = (ceil_div(ceil_div(2 * N, weight_tile), weight_cluster) * weight_cluster *
              ceil_div(ceil_div(M, token_tile), token_cluster) * token_cluster)
     area = weight_tile * token_tile
-    tile_time = area * K / p[family]
+    overhead = p["pingpong_overhead_k_steps" if family in PINGPONG_FAMILIES else "cooperative_overhead_k_steps"]
+    tile_time = area * (K + overhead) / p[family]
     # CUTLASS's stream-K scheduler (its heuristic mode): whole waves but the last two run whole
     # tiles and the tiles of those two are shared over the SMs, where the last wave is less than
     # half full and a tile has more than 8 K steps of 64; else every tile runs whole.

@@ -77,25 +77,28 @@ constexpr Configuration kCooperative1x2 = {Schedule::kCooperative, {128, 256, 64
 
 // Few weight tiles at 449-4096 tokens: no tiling rule below was tuned there (every catalogue MLP
 // has 128 weight tiles or more), and how the tiles fill the SMs' waves decides. Each kernel's time
-// is modelled as its waves of whole tiles times a tile's multiply-adds over its family's efficiency;
-// a stream-K kernel as CUTLASS's scheduler shares its last two waves' tiles (below), plus a fixed
-// cost of 1,000 K steps of one tile. The efficiencies were fitted to every compiled kernel swept
-// over 122 such shapes (tools/fit_few_weight_tiles.py, bench/results/tuning/issue9/few-weight-tiles/):
-// there the model's kernel is 1.10x as fast as the rules' (geometric mean; fitted with each shape
-// left out of its own, 1.09x). The cooperative 128x256 1x2 fitted too slow to be chosen.
+// is modelled as its waves of whole tiles times a tile's multiply-adds, plus a fixed cost per tile
+// in K steps (smaller for a pingpong kernel, whose epilogue overlaps the other warp group's K
+// loop), over its family's efficiency; a stream-K kernel as CUTLASS's scheduler shares its last
+// two waves' tiles (below), plus a fixed cost of 3,000 K steps of one tile. The constants were
+// fitted to every compiled kernel swept over 141 such shapes (tools/fit_few_weight_tiles.py,
+// bench/results/tuning/issue9/few-weight-tiles/). The cooperative 128x256 1x2 fitted too slow to
+// be chosen.
 struct ModeledKernel {
   Configuration config;
   double efficiency;
 };
 constexpr ModeledKernel kFewWeightTileKernels[] = {
-    {kSwapped144, 1.0},        {kSwapped160, 1.0},        {kSwapped176, 1.0},        {kSwapped208, 1.0},
-    {kSwapped224, 1.0},        {kSwappedPingpong1x2, 1.0}, {kSwappedPingpong96, 1.0}, {kPingpong1x2, 1.1},
-    {kSwapped128StreamK, 1.0}, {kSwapped160StreamK, 1.0}, {kSwapped224StreamK, 1.0}, {kSwapped32, 0.7}};
+    {kSwapped144, 1.0},         {kSwapped160, 1.0},         {kSwapped176, 1.0},        {kSwapped208, 1.0},
+    {kSwapped224, 1.0},         {kSwappedPingpong1x2, 0.8}, {kSwappedPingpong96, 0.8}, {kPingpong1x2, 0.9},
+    {kSwapped128StreamK, 0.95}, {kSwapped160StreamK, 0.95}, {kSwapped224StreamK, 0.95}, {kSwapped32, 0.8}};
 constexpr std::int64_t kFewWeightTiles = 127;
 constexpr std::int64_t kModelMinTokens = 449;
 constexpr std::int64_t kModelMaxTokens = 4096;
+constexpr double kCooperativeTileKSteps = 3072;
+constexpr double kPingpongTileKSteps = 2048;
 constexpr double kStreamKShareCost = 1.0;
-constexpr double kStreamKFixedKSteps = 1000;
+constexpr double kStreamKFixedKSteps = 3000;
 
 double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64_t sm_count) {
   const Configuration& c = k.config;
@@ -106,7 +109,8 @@ double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64
   const std::int64_t tiles = ceil_div(ceil_div(2 * args.w.N, weight_tile), weight_cluster) * weight_cluster *
                              ceil_div(ceil_div(args.M, token_tile), token_cluster) * token_cluster;
   const double tile_area = static_cast<double>(weight_tile * token_tile);
-  const double tile_time = tile_area * static_cast<double>(args.w.K) / k.efficiency;
+  const double tile_k_steps = c.schedule == Schedule::kPingpong ? kPingpongTileKSteps : kCooperativeTileKSteps;
+  const double tile_time = tile_area * (static_cast<double>(args.w.K) + tile_k_steps) / k.efficiency;
   // CUTLASS's stream-K scheduler (its heuristic mode) runs whole tiles but in the last two waves and
   // shares those two waves' tiles over the SMs, where the last wave is less than half full and a
   // tile has more than 8 K steps; else every tile runs whole.
