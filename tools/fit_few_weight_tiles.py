@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Fits the gated dispatch's wave model (src/dispatch/sm90/gated_mlp_heuristics.cpp, few weight
-tiles) to `epifuse-bench gated --sweep` results: each kernel family's efficiency, stream-K's cost
-of sharing and its fixed cost, by coordinate descent over a grid, minimising the summed log of the
+tiles) to `epifuse-bench gated --sweep` results: each kernel family's efficiency, a tile's fixed
+cost in K steps (cooperative, pingpong), stream-K's cost of sharing and its fixed cost, by coordinate descent over a grid, minimising the summed log of the
 fastest swept kernel's time over the picked one's. For the compiled constants and for the fit:
 each shape's pick against the rules' choice (the run's `epifuse` row) and the fastest kernel; then
 the gain of the fit with each shape left out of its own. Only shapes of the model's class count
-(449-4096 tokens, at most 127 weight tiles, not delegated).
+(449-4096 tokens, at most 127 weight tiles, not delegated). The reference kernel is the run's
+dispatched one: the rules' in the sweeps before refit/, the previous model's there (dc20497's).
 
     tools/fit_few_weight_tiles.py bench/results/tuning/issue9/few-weight-tiles/{,wider/,refit/}sweep-*.json
 """
