@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Fits the gated dispatch's wave model (src/dispatch/sm90/gated_mlp_heuristics.cpp, few weight
 tiles) to `epifuse-bench gated --sweep` results: each kernel family's efficiency, a tile's fixed
-cost in K steps (cooperative, pingpong), stream-K's cost of sharing and its fixed cost, by coordinate descent over a grid, minimising the summed log of the
-fastest swept kernel's time over the picked one's. For the compiled constants and for the fit:
-each shape's pick against the rules' choice (the run's `epifuse` row) and the fastest kernel; then
-the gain of the fit with each shape left out of its own. Only shapes of the model's class count
-(449-4096 tokens, at most 127 weight tiles, not delegated). The reference kernel is the run's
-dispatched one: the rules' in the sweeps before refit/, the previous model's there (dc20497's).
+cost in K steps (cooperative, pingpong), stream-K's cost of sharing and its fixed cost, by
+coordinate descent over a grid, minimising the summed log of the fastest swept kernel's time over
+the picked one's. For the compiled constants and for the fit: each shape's pick against the
+reference kernel (the run's `epifuse` row: the rules' choice in the sweeps before refit/, dc20497's
+model's there) and the fastest kernel; then the gain of the fit with each shape left out of its
+own. Only shapes of the model's class count (449-4096 tokens, at most 127 weight tiles, not
+delegated).
 
     tools/fit_few_weight_tiles.py bench/results/tuning/issue9/few-weight-tiles/{,wider/,refit/}sweep-*.json
 """
@@ -66,7 +67,7 @@ def modeled_time(kernel, M, N, K, p):
     tile_time = area * (K + overhead) / p[family]
     # CUTLASS's stream-K scheduler (its heuristic mode): whole waves but the last two run whole
     # tiles and the tiles of those two are shared over the SMs, where the last wave is less than
-    # half full and a tile has more than 8 K steps of 64; else every tile runs whole.
+    # half full and a tile's K loop has more than 8 iterations (of 64); else every tile runs whole.
     if stream_k and 2 * (tiles % SMS) < SMS and tiles % SMS and ceil_div(K, 64) > 8:
         whole_waves = max(tiles // SMS - 1, 0)
         shared_tiles = tiles - whole_waves * SMS

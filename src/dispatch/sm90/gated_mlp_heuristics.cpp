@@ -115,7 +115,7 @@ double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64
   const double tile_time = tile_area * (static_cast<double>(args.w.K) + tile_k_steps) / k.efficiency;
   // CUTLASS's stream-K scheduler (its heuristic mode) runs whole tiles but in the last two waves and
   // shares those two waves' tiles over the SMs, where the last wave is less than half full and a
-  // tile has more than 8 K steps; else every tile runs whole.
+  // tile's K loop has more than 8 iterations; else every tile runs whole.
   const std::int64_t last_wave = tiles % sm_count;
   if (c.decomposition == Decomposition::kStreamK && last_wave != 0 && 2 * last_wave < sm_count &&
       ceil_div(args.w.K, c.tile.k) > 8) {
