@@ -82,10 +82,10 @@ constexpr Configuration kCooperative1x2 = {Schedule::kCooperative, {128, 256, 64
 // loop), over its family's efficiency; a stream-K kernel as CUTLASS's scheduler shares its last
 // two waves' tiles (below), plus a fixed cost of 3,000 K steps of one tile. The constants were
 // fitted to every compiled kernel swept over 141 such shapes (tools/fit_few_weight_tiles.py,
-// bench/results/tuning/issue9/few-weight-tiles/refit/); on 32 shapes drawn afterwards where the
-// model changed the kernel of its 48-tile predecessor, the call ran 1.075x as fast (geometric
-// mean; 19 faster, 4 slower by more than 3 %). The cooperative 128x256 1x2 fitted too slow to be
-// chosen.
+// bench/results/tuning/issue9/few-weight-tiles/refit/); on 32 shapes drawn afterwards where it
+// changed the kernel b50726b chose (a 48-tile model, the rules beyond), the call ran 1.075x as fast
+// (geometric mean; 19 faster, 4 slower by more than 3 %). The cooperative 128x256 1x2 fitted too
+// slow to be chosen.
 struct ModeledKernel {
   Configuration config;
   double efficiency;
