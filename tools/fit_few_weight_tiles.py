@@ -58,17 +58,25 @@ def ceil_div(a, b):
     return -(-a // b)
 
 
-def modeled_time(kernel, M, N, K, p):
-    family, weight_tile, token_tile, weight_cluster, token_cluster, stream_k = KERNELS[kernel]
-    tiles = (ceil_div(ceil_div(2 * N, weight_tile), weight_cluster) * weight_cluster *
-             ceil_div(ceil_div(M, token_tile), token_cluster) * token_cluster)
+def output_tiles(kernel, M, N):
+    _, weight_tile, token_tile, weight_cluster, token_cluster, _ = KERNELS[kernel]
+    return (ceil_div(ceil_div(2 * N, weight_tile), weight_cluster) * weight_cluster *
+            ceil_div(ceil_div(M, token_tile), token_cluster) * token_cluster)
+
+
+def modeled_time(kernel, M, N, K, p, mode="heuristic"):
+    family, weight_tile, token_tile, _, _, stream_k = KERNELS[kernel]
+    tiles = output_tiles(kernel, M, N)
     area = weight_tile * token_tile
     overhead = p["pingpong_overhead_k_steps" if family in PINGPONG_FAMILIES else "cooperative_overhead_k_steps"]
     tile_time = area * (K + overhead) / p[family]
-    # CUTLASS's stream-K scheduler (its heuristic mode): whole waves but the last two run whole
-    # tiles and the tiles of those two are shared over the SMs, where the last wave is less than
-    # half full and a tile's K loop has more than 8 iterations (of 64); else every tile runs whole.
-    if stream_k and 2 * (tiles % SMS) < SMS and tiles % SMS and ceil_div(K, 64) > 8:
+    # CUTLASS's stream-K scheduler: whole waves but the last two run whole tiles and the tiles of
+    # those two are shared over the SMs, where a tile's K loop has more than 8 iterations (of 64)
+    # and the last wave is less than half full (its heuristic mode) or not full (its StreamK mode,
+    # "share_tail", which dispatch launches only where all tiles make less than one wave); else
+    # every tile runs whole.
+    shared = tiles < SMS if mode == "share_tail" else 2 * (tiles % SMS) < SMS
+    if stream_k and tiles % SMS and shared and ceil_div(K, 64) > 8:
         whole_waves = max(tiles // SMS - 1, 0)
         shared_tiles = tiles - whole_waves * SMS
         return (whole_waves * tile_time + shared_tiles * tile_time / SMS * p["stream_k_share"] +
@@ -76,12 +84,18 @@ def modeled_time(kernel, M, N, K, p):
     return math.ceil(tiles / SMS) * tile_time
 
 
+def launched_mode(kernel, M, N, K, p):
+    """The stream-K mode dispatch launches a kernel in: share_tail where the model prices it cheaper."""
+    cheaper = modeled_time(kernel, M, N, K, p, "share_tail") < modeled_time(kernel, M, N, K, p)
+    return "share_tail" if KERNELS[kernel][5] and cheaper else "heuristic"
+
+
 def in_class(M, N):
     return 449 <= M <= 4096 and ceil_div(2 * N, 128) <= MAX_WEIGHT_TILES
 
 
 def shapes(files):
-    """(M, N, K, {kernel: speed vs cuBLASLt + act·mul}, the rules' kernel, its speed) per shape."""
+    """(M, N, K, {(kernel, mode): speed vs cuBLASLt + act·mul}, the rules' kernel, its speed) per shape."""
     rows = {}
     for f in files:
         for r in json.load(open(f))["rows"]:
@@ -91,16 +105,26 @@ def shapes(files):
         dispatched = [r for r in rs if r["impl"] in ("epifuse", "epifuse-delegated")]
         if not in_class(M, N) or not dispatched or dispatched[0]["impl"] == "epifuse-delegated":
             continue
-        speed = {r["kernel"][len(PREFIX):]: r["vs_cublaslt+act"] for r in rs if r["impl"] == "sweep"}
-        speed = {k: v for k, v in speed.items() if k in KERNELS}
+        # Speed per (kernel, stream-K mode). Sweeps before the share-tail mode timed the heuristic
+        # one only; below half a wave of tiles the two modes are the same run.
+        speed = {}
+        for r in rs:
+            kernel, _, mode = r["kernel"][len(PREFIX):].partition(" stream_k=")
+            if r["impl"] != "sweep" or kernel not in KERNELS:
+                continue
+            speed[(kernel, mode or "heuristic")] = r["vs_cublaslt+act"]
+            if not mode and 2 * output_tiles(kernel, M, N) < SMS:
+                speed.setdefault((kernel, "share_tail"), r["vs_cublaslt+act"])
         rule = dispatched[0]["kernel"][len(PREFIX):]
         out.append((M, N, K, speed, rule, dispatched[0]["vs_cublaslt+act"]))
     return out
 
 
 def pick(shape, p):
+    """The (kernel, stream-K mode) the model launches, among those the sweep timed."""
     M, N, K, speed = shape[:4]
-    return min((k for k in KERNELS if k in speed), key=lambda k: modeled_time(k, M, N, K, p))
+    launched = [(k, launched_mode(k, M, N, K, p)) for k in KERNELS]
+    return min((km for km in launched if km in speed), key=lambda km: modeled_time(km[0], M, N, K, p, km[1]))
 
 
 def loss(data, p):
@@ -127,6 +151,11 @@ def fit(data, rounds=4, starts=12):
     return best
 
 
+def name(kernel_mode):
+    kernel, mode = kernel_mode
+    return kernel if mode == "heuristic" else f"{kernel} stream_k={mode}"
+
+
 def geomean_gain(pairs):
     return math.exp(sum(math.log(new / old) for new, old in pairs) / len(pairs))
 
@@ -141,8 +170,8 @@ def main():
         for s in data:
             k = pick(s, p)
             best = max(s[3], key=s[3].get)
-            print(f"  {s[0]}x{s[1]}x{s[2]}: rules {s[4]} {s[5]:.3f} -> model {k} {s[3][k]:.3f} "
-                  f"(fastest {best} {s[3][best]:.3f})")
+            print(f"  {s[0]}x{s[1]}x{s[2]}: rules {s[4]} {s[5]:.3f} -> model {name(k)} {s[3][k]:.3f} "
+                  f"(fastest {name(best)} {s[3][best]:.3f})")
         print(f"  {len(data)} shapes; the model's kernel over the rules' (geometric mean): "
               f"{geomean_gain([(s[3][pick(s, p)], s[5]) for s in data]):.3f}")
     held_out = []

@@ -197,9 +197,9 @@ class GatedShapeRun {
         static_cast<double>(out_bytes()));
   }
 
-  // Tuning data: every compiled bf16 gated kernel at default launch knobs, and the non-swapped
-  // ones also under other raster orders and tile swizzles, each checked once, forced through the
-  // public API (tuning.hpp).
+  // Tuning data: every compiled bf16 gated kernel at default launch knobs, the stream-K ones also
+  // in their share-tail mode, and the non-swapped ones also under other raster orders and tile
+  // swizzles, each checked once, forced through the public API (tuning.hpp).
   void add_sweep() {
     struct Knobs {
       RasterOrder raster;
@@ -220,6 +220,14 @@ class GatedShapeRun {
         Row row = with_check(make_row("sweep", name(k)), launch, sets_[0].fused_out);
         row.extra["raster"] = knob.name;
         row.extra["swizzle"] = knob.swizzle;
+        add(row, launch, static_cast<double>(out_bytes()));
+      }
+      if (k.decomposition == Decomposition::kStreamK) {
+        const KernelChoice share_tail{k, RasterOrder::kHeuristic, 1, 1, StreamKMode::kShareTail};
+        const Launch launch = forced(share_tail);
+        Row row = with_check(make_row("sweep", to_string(share_tail)), launch, sets_[0].fused_out);
+        row.extra["raster"] = "auto";
+        row.extra["swizzle"] = 1;
         add(row, launch, static_cast<double>(out_bytes()));
       }
     }

@@ -349,6 +349,7 @@ class ShapeRun {
       r.extra["raster"] = raster_name;
       r.extra["swizzle"] = choice.swizzle;
       r.extra["splits"] = choice.splits;
+      r.extra["stream_k"] = to_string(choice.stream_k);
       sweep_rows.push_back(r);
       launches.push_back([choice, &sets, workspace = a0.workspace, bytes = a0.workspace_bytes](int i, cudaStream_t stream) {
         GemmArgs a = sets.args(i);
@@ -372,6 +373,7 @@ class ShapeRun {
       if (k.decomposition == Decomposition::kStreamK && k.swap_ab && shape_.M <= 64) {
         for (int splits : {2, 4, 8}) add({k, RasterOrder::kHeuristic, 1, splits}, 0, "auto");
       }
+      if (k.decomposition == Decomposition::kStreamK) add({k, RasterOrder::kHeuristic, 1, 1, StreamKMode::kShareTail}, 0, "auto");
       if (!options_.sweep_knobs) continue;
       for (const auto& [raster, raster_name] : rasters) {
         for (int swizzle : {1, 4}) add({k, raster, swizzle}, 0, raster_name);

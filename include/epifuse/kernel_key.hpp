@@ -37,9 +37,9 @@ enum class Grouping : std::uint8_t {
   kGrouped,  // one GEMM per group (a MoE layer's experts) over its run of rows, group sizes on the device
 };
 
-// How work is split over CTAs. kStreamK runs CUTLASS's sm90 stream-K scheduler in its heuristic
-// mode: whole tiles where they fill the GPU's waves, otherwise K-loop shares of tiles reduced
-// through the workspace (split-K being its even special case).
+// How work is split over CTAs. kStreamK runs CUTLASS's sm90 stream-K scheduler: whole tiles where
+// they fill the GPU's waves, otherwise K-loop shares of tiles reduced through the workspace
+// (split-K being its even special case); KernelChoice::stream_k says where the shares start.
 enum class Decomposition : std::uint8_t { kDataParallel, kStreamK };
 
 struct TileShape {
@@ -98,6 +98,22 @@ constexpr const char* to_string(RasterOrder r) {
   return "unknown raster order";
 }
 
+// How a stream-K kernel with splits 1 decomposes its tiles.
+enum class StreamKMode : std::uint8_t {
+  kHeuristic,  // CUTLASS's heuristic: where the last wave of tiles is at least half full, every
+               // tile runs whole; else the tiles of the last two waves share K loops over the SMs
+  kShareTail,  // CUTLASS's StreamK mode: the last two waves' tiles (all tiles of at most two waves)
+               // share K loops over the SMs whenever the last wave is not full
+};
+
+constexpr const char* to_string(StreamKMode m) {
+  switch (m) {
+    case StreamKMode::kHeuristic: return "heuristic";
+    case StreamKMode::kShareTail: return "share_tail";
+  }
+  return "unknown stream-K mode";
+}
+
 // What runs a call: a compiled kernel and its launch knobs. Dispatch chooses one; a caller may
 // force one (tuning.hpp lists the compiled kernels).
 struct KernelChoice {
@@ -105,12 +121,14 @@ struct KernelChoice {
   RasterOrder raster = RasterOrder::kHeuristic;
   int swizzle = 1;  // persistent-scheduler tile swizzle: 1, 2, 4 or 8
   // Stream-K kernels: > 1 splits every tile's K loop into this many even shares (split-K); 1
-  // leaves the decomposition to CUTLASS's stream-K heuristic. Warp-mma kernels: the CTAs of a
+  // leaves the decomposition to the stream-K mode below. Warp-mma kernels: the CTAs of a
   // cluster that share each block of weight rows' K loop (1, 2, 4 or 8).
   int splits = 1;
+  StreamKMode stream_k = StreamKMode::kHeuristic;  // stream-K kernels with splits 1 only
 };
 
-// The key's name, then the knobs that differ from the defaults: "<name> raster=along_m swizzle=4 splits=4".
+// The key's name, then the knobs that differ from the defaults:
+// "<name> raster=along_m swizzle=4 splits=4" or "<name> stream_k=share_tail".
 std::string to_string(const KernelChoice& choice);
 
 }  // namespace epifuse

@@ -73,6 +73,7 @@ std::string to_string(const KernelChoice& choice) {
   if (choice.raster != RasterOrder::kHeuristic) s += std::string(" raster=") + to_string(choice.raster);
   if (choice.swizzle != 1) s += " swizzle=" + std::to_string(choice.swizzle);
   if (choice.splits != 1) s += " splits=" + std::to_string(choice.splits);
+  if (choice.stream_k != StreamKMode::kHeuristic) s += std::string(" stream_k=") + to_string(choice.stream_k);
   return s;
 }
 

@@ -43,6 +43,15 @@ Status check_forced(const char* op_name, Op op, Arch arch, const KernelChoice& f
     return Status::invalid_argument(named + "with splits " + std::to_string(forced.splits) +
                                     ": only stream-K and warp-mma kernels split the K loop");
   }
+  const int stream_k = static_cast<int>(forced.stream_k);
+  if (stream_k < 0 || stream_k > static_cast<int>(StreamKMode::kShareTail)) {
+    return Status::invalid_argument(named + "with stream-K mode " + std::to_string(stream_k) + ", not a StreamKMode");
+  }
+  if (forced.stream_k != StreamKMode::kHeuristic &&
+      (forced.key.decomposition != Decomposition::kStreamK || forced.splits != 1)) {
+    return Status::invalid_argument(named + "with stream-K mode " + to_string(forced.stream_k) +
+                                    ": only a stream-K kernel with splits 1 takes a stream-K mode");
+  }
   const int raster = static_cast<int>(forced.raster);
   if (raster < 0 || raster > static_cast<int>(RasterOrder::kAlongN)) {
     return Status::invalid_argument(named + "with raster order " + std::to_string(raster) + ", not a RasterOrder");
@@ -175,7 +184,7 @@ bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps) {
 }
 
 LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice) {
-  return {caps.device, caps.sm_count, choice.raster, choice.swizzle, choice.splits};
+  return {caps.device, caps.sm_count, choice.raster, choice.swizzle, choice.splits, choice.stream_k};
 }
 
 LaunchPlan launch_plan(const GemmArgs&, const DeviceCaps& caps, const KernelChoice& choice) {

@@ -143,6 +143,15 @@ TEST(GemmHeuristics, ForcedKernelMustFit) {
   bad.kernel->splits = 33;
   expect_rejected(bad, "splits must be 1 to 32");
   bad = a;
+  bad.kernel->stream_k = StreamKMode::kShareTail;
+  expect_rejected(bad, "only a stream-K kernel with splits 1 takes a stream-K mode");
+  GemmArgs share_tail = a;
+  share_tail.kernel = KernelChoice{key_named("sm90_gemm_bf16_bf16_coop_128x128x64_c1x1_streamk")};
+  share_tail.kernel->stream_k = StreamKMode::kShareTail;
+  EXPECT_TRUE(selecting(share_tail).ok());
+  share_tail.kernel->splits = 2;
+  expect_rejected(share_tail, "only a stream-K kernel with splits 1 takes a stream-K mode");
+  bad = a;
   bad.kernel->key.tile.n = 96;
   expect_rejected(bad, "is not compiled in this build");
   bad = a;
@@ -358,6 +367,24 @@ TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
   EXPECT_EQ(chosen(gated(1, 320, 9536), whole), swap32);
   EXPECT_EQ(chosen(gated(300, 1856, 34112), whole), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
   EXPECT_EQ(chosen(gated(2038, 768, 54016), whole), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
+}
+
+// A stream-K choice whose tiles make less than one wave shares them all (StreamKMode::kShareTail)
+// where the model prices that below whole tiles; CUTLASS's heuristic mode runs them whole wherever
+// they fill half the SMs, and shares them itself below half.
+TEST(GatedMlpHeuristics, StreamKSharesOneWaveWhereItPays) {
+  const auto launched = [](const GatedMlpArgs& a) {
+    KernelChoice choice;
+    const Status s = select(a, hopper(), kernel_table(), &choice);
+    return s.ok() ? to_string(choice) : s.to_string();
+  };
+  const std::string swap32_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk";
+  EXPECT_EQ(launched(gated(13, 4992, 31360)), swap32_stream_k + " stream_k=share_tail");  // 78 tiles
+  EXPECT_EQ(launched(gated(1, 6656, 8192)), swap32_stream_k);  // 104 tiles: sharing costs more than the idle SMs
+  EXPECT_EQ(launched(gated(1, 320, 9536)), swap32_stream_k);   // 5 tiles: shared in either mode
+  EXPECT_EQ(launched(gated(3, 9088, 31744)), swap32_stream_k);  // 142 tiles: past one wave
+  EXPECT_EQ(launched(gated(1587, 512, 28544)),
+            "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk stream_k=share_tail");  // 80 tiles
 }
 
 // At most 127 packed-weight tiles at 449-4096 tokens: the kernel the wave model finds cheapest. The

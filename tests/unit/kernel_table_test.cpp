@@ -90,6 +90,8 @@ TEST(KernelName, SaysWhatTheKeySays) {
   EXPECT_EQ(to_string(KernelChoice{k, RasterOrder::kAlongN, 4}),
             "sm90_gated_mlp_bf16_bf16_pingpong_128x256x64_c2x1 raster=along_n swizzle=4");
   EXPECT_EQ(to_string(KernelChoice{k, RasterOrder::kHeuristic, 1, 4}), "sm90_gated_mlp_bf16_bf16_pingpong_128x256x64_c2x1 splits=4");
+  EXPECT_EQ(to_string(KernelChoice{k, RasterOrder::kHeuristic, 1, 1, StreamKMode::kShareTail}),
+            "sm90_gated_mlp_bf16_bf16_pingpong_128x256x64_c2x1 stream_k=share_tail");
   k.schedule = Schedule::kWarpMma;
   k.tile = {16, 8, 64};
   k.cluster = {1, 1};

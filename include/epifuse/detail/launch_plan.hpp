@@ -20,6 +20,7 @@ struct LaunchPlan {
   RasterOrder raster = RasterOrder::kHeuristic;
   int swizzle = 1;
   int splits = 1;  // stream-K kernels: K-loop shares per tile (KernelChoice::splits)
+  StreamKMode stream_k = StreamKMode::kHeuristic;
   // Gated MLP: the token rows x is padded to in the workspace (zero rows after M) so that no TMA
   // load of x runs past its last row; 0 reads x in place.
   std::int64_t padded_tokens = 0;

@@ -178,7 +178,12 @@ struct Assembly {
                                               const typename Mainloop::Arguments& mainloop,
                                               const typename Epilogue::Arguments& epilogue, const LaunchPlan& plan) {
     auto scheduler = scheduler_arguments<typename Kernel::TileSchedulerArguments>(plan);
-    if constexpr (kDecomposition == Decomposition::kStreamK) scheduler.splits = plan.splits;
+    if constexpr (kDecomposition == Decomposition::kStreamK) {
+      scheduler.splits = plan.splits;
+      if (plan.stream_k == StreamKMode::kShareTail) {
+        scheduler.decomposition_mode = decltype(scheduler.decomposition_mode)::StreamK;
+      }
+    }
     return {cutlass::gemm::GemmUniversalMode::kGemm, problem_shape(M, N, K), mainloop, epilogue, hardware_info(plan),
             scheduler};
   }

@@ -31,6 +31,8 @@
 // Stream-K: where whole tiles would fill their last wave of SMs below 80 % and K is at least 8192,
 // the swapped 128x32 (M <= 256) or a swapped cooperative 128x128 (M > 256) stream-K kernel shares
 // the K loop of the tiles among the SMs instead (narrow N: 0.28-0.93x became 0.50-1.03x).
+// A stream-K kernel whose tiles make less than one wave launches in the share-tail mode where the
+// wave model prices sharing them all below running them whole (stream_k_mode below).
 // Delegated to cuBLASLt + act·mul (src/delegate/cublaslt_gated.hpp): narrow weights with K of
 // 2048 or more, where fewer 128x128 tiles than SMs are the whole problem and the fused kernels
 // ran at 0.33-0.97x of cuBLASLt + act·mul at 46 of the 50 random draws the rule selects
@@ -75,6 +77,17 @@ constexpr Configuration kSwapped208 = {Schedule::kCooperative, {128, 208, 64}, {
 constexpr Configuration kPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
 constexpr Configuration kCooperative1x2 = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
 
+// A configuration's output tiles over the call, each cluster's CTAs counted (CUTLASS pads the tile
+// grid to whole clusters).
+std::int64_t output_tiles(const Configuration& c, const GatedMlpArgs& args) {
+  const std::int64_t weight_tile = c.swap_ab ? c.tile.m : c.tile.n;
+  const std::int64_t token_tile = c.swap_ab ? c.tile.n : c.tile.m;
+  const std::int64_t weight_cluster = c.swap_ab ? c.cluster.m : c.cluster.n;
+  const std::int64_t token_cluster = c.swap_ab ? c.cluster.n : c.cluster.m;
+  return ceil_div(ceil_div(2 * args.w.N, weight_tile), weight_cluster) * weight_cluster *
+         ceil_div(ceil_div(args.M, token_tile), token_cluster) * token_cluster;
+}
+
 // Few weight tiles at 449-4096 tokens: no tiling rule below was tuned there (every catalogue MLP
 // has 128 weight tiles or more), and how the tiles fill the SMs' waves decides. Each kernel's time
 // is modelled as its waves of whole tiles times a tile's multiply-adds, plus a fixed cost per tile
@@ -90,10 +103,20 @@ struct ModeledKernel {
   Configuration config;
   double efficiency;
 };
+constexpr double kStreamKEfficiency = 0.95;
 constexpr ModeledKernel kFewWeightTileKernels[] = {
-    {kSwapped144, 1.0},         {kSwapped160, 1.0},         {kSwapped176, 1.0},        {kSwapped208, 1.0},
-    {kSwapped224, 1.0},         {kSwappedPingpong1x2, 0.8}, {kSwappedPingpong96, 0.8}, {kPingpong1x2, 0.9},
-    {kSwapped128StreamK, 0.95}, {kSwapped160StreamK, 0.95}, {kSwapped224StreamK, 0.95}, {kSwapped32, 0.8}};
+    {kSwapped144, 1.0},
+    {kSwapped160, 1.0},
+    {kSwapped176, 1.0},
+    {kSwapped208, 1.0},
+    {kSwapped224, 1.0},
+    {kSwappedPingpong1x2, 0.8},
+    {kSwappedPingpong96, 0.8},
+    {kPingpong1x2, 0.9},
+    {kSwapped128StreamK, kStreamKEfficiency},
+    {kSwapped160StreamK, kStreamKEfficiency},
+    {kSwapped224StreamK, kStreamKEfficiency},
+    {kSwapped32, 0.8}};
 constexpr std::int64_t kFewWeightTiles = 127;
 constexpr std::int64_t kModelMinTokens = 449;
 constexpr std::int64_t kModelMaxTokens = 4096;
@@ -102,23 +125,19 @@ constexpr double kPingpongTileKSteps = 2048;
 constexpr double kStreamKShareCost = 1.0;
 constexpr double kStreamKFixedKSteps = 3000;
 
-double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64_t sm_count) {
+double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64_t sm_count, StreamKMode mode) {
   const Configuration& c = k.config;
-  const std::int64_t weight_tile = c.swap_ab ? c.tile.m : c.tile.n;
-  const std::int64_t token_tile = c.swap_ab ? c.tile.n : c.tile.m;
-  const std::int64_t weight_cluster = c.swap_ab ? c.cluster.m : c.cluster.n;
-  const std::int64_t token_cluster = c.swap_ab ? c.cluster.n : c.cluster.m;
-  const std::int64_t tiles = ceil_div(ceil_div(2 * args.w.N, weight_tile), weight_cluster) * weight_cluster *
-                             ceil_div(ceil_div(args.M, token_tile), token_cluster) * token_cluster;
-  const double tile_area = static_cast<double>(weight_tile * token_tile);
+  const std::int64_t tiles = output_tiles(c, args);
+  const double tile_area = static_cast<double>(c.tile.m * c.tile.n);
   const double tile_k_steps = c.schedule == Schedule::kPingpong ? kPingpongTileKSteps : kCooperativeTileKSteps;
   const double tile_time = tile_area * (static_cast<double>(args.w.K) + tile_k_steps) / k.efficiency;
-  // CUTLASS's stream-K scheduler (its heuristic mode) runs whole tiles but in the last two waves and
-  // shares those two waves' tiles over the SMs, where the last wave is less than half full and a
-  // tile's K loop has more than 8 iterations; else every tile runs whole.
+  // CUTLASS's stream-K scheduler runs whole tiles but in the last two waves and shares those two
+  // waves' tiles over the SMs, where a tile's K loop has more than 8 iterations and the last wave
+  // is less than half full (its heuristic mode) or not full (its StreamK mode, kShareTail, which
+  // dispatch launches only where all tiles make less than one wave); else every tile runs whole.
   const std::int64_t last_wave = tiles % sm_count;
-  if (c.decomposition == Decomposition::kStreamK && last_wave != 0 && 2 * last_wave < sm_count &&
-      ceil_div(args.w.K, c.tile.k) > 8) {
+  const bool shared = mode == StreamKMode::kShareTail ? tiles < sm_count : 2 * last_wave < sm_count;
+  if (c.decomposition == Decomposition::kStreamK && last_wave != 0 && shared && ceil_div(args.w.K, c.tile.k) > 8) {
     const std::int64_t whole_waves = std::max<std::int64_t>(tiles / sm_count - 1, 0);
     const std::int64_t shared_tiles = tiles - whole_waves * sm_count;
     return static_cast<double>(whole_waves) * tile_time +
@@ -128,11 +147,27 @@ double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64
   return static_cast<double>(ceil_div(tiles, sm_count)) * tile_time;
 }
 
+// The stream-K mode a stream-K kernel launches in: kShareTail where its tiles make less than one
+// wave and sharing them all is modelled cheaper than CUTLASS's heuristic mode, which runs tiles
+// that fill half the SMs or more whole (bench/results/tuning/issue9/stream-k-mode/: StreamK mode
+// 0.99-1.75x the heuristic mode's speed at 66-110 tiles; mixed past one wave, where the model
+// mispredicts). Every stream-K kernel dispatch chooses is priced at the model's stream-K efficiency.
+StreamKMode stream_k_mode(const Configuration& c, const GatedMlpArgs& args, std::int64_t sm_count) {
+  if (c.decomposition != Decomposition::kStreamK) return StreamKMode::kHeuristic;
+  const ModeledKernel k{c, kStreamKEfficiency};
+  return modeled_time(k, args, sm_count, StreamKMode::kShareTail) < modeled_time(k, args, sm_count, StreamKMode::kHeuristic)
+             ? StreamKMode::kShareTail
+             : StreamKMode::kHeuristic;
+}
+
 Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count) {
+  const auto time = [&](const ModeledKernel& k) {
+    return modeled_time(k, args, sm_count, stream_k_mode(k.config, args, sm_count));
+  };
   const ModeledKernel* best = &kFewWeightTileKernels[0];
-  double best_time = modeled_time(*best, args, sm_count);
+  double best_time = time(*best);
   for (const ModeledKernel& k : kFewWeightTileKernels) {
-    if (const double t = modeled_time(k, args, sm_count); t < best_time) {
+    if (const double t = time(k); t < best_time) {
       best = &k;
       best_time = t;
     }
@@ -294,6 +329,7 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   for (const Configuration& c : {chosen, whole_tiles, fallback}) {
     if (const KernelKey* k = compiled(c)) {
       *choice = {*k};
+      choice->stream_k = stream_k_mode(c, args, caps.sm_count);
       return Status::success();
     }
   }
