@@ -370,21 +370,25 @@ TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
 }
 
 // A stream-K choice whose tiles make less than one wave shares them all (StreamKMode::kShareTail)
-// where the model prices that below whole tiles; CUTLASS's heuristic mode runs them whole wherever
-// they fill half the SMs, and shares them itself below half.
+// where the wave model prices that below whole tiles; CUTLASS's heuristic mode runs them whole
+// wherever they fill half the SMs, and shares them itself below half. The swapped 128x32 runs
+// whole tiles instead where they make one wave of a quarter of the SMs or more.
 TEST(GatedMlpHeuristics, StreamKSharesOneWaveWhereItPays) {
   const auto launched = [](const GatedMlpArgs& a) {
     KernelChoice choice;
     const Status s = select(a, hopper(), kernel_table(), &choice);
     return s.ok() ? to_string(choice) : s.to_string();
   };
-  const std::string swap32_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk";
-  EXPECT_EQ(launched(gated(13, 4992, 31360)), swap32_stream_k + " stream_k=share_tail");  // 78 tiles
-  EXPECT_EQ(launched(gated(1, 6656, 8192)), swap32_stream_k);  // 104 tiles: sharing costs more than the idle SMs
-  EXPECT_EQ(launched(gated(1, 320, 9536)), swap32_stream_k);   // 5 tiles: shared in either mode
-  EXPECT_EQ(launched(gated(3, 9088, 31744)), swap32_stream_k);  // 142 tiles: past one wave
-  EXPECT_EQ(launched(gated(1587, 512, 28544)),
-            "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk stream_k=share_tail");  // 80 tiles
+  const std::string prefix = "sm90_gated_mlp_bf16_bf16_";
+  EXPECT_EQ(launched(gated(300, 2560, 16384)), prefix + "swap_coop_128x160x64_c2x1_streamk stream_k=share_tail");
+  EXPECT_EQ(launched(gated(1587, 512, 28544)), prefix + "swap_coop_128x160x64_c2x1_streamk stream_k=share_tail");
+  // 116 tiles of 128x128 and K 17088: the model prices sharing above whole tiles.
+  EXPECT_EQ(launched(gated(3651, 256, 17088)), prefix + "swap_coop_128x128x64_c1x1_streamk");
+  EXPECT_EQ(launched(gated(1, 320, 9536)), prefix + "swap_coop_128x32x128_c1x1_streamk");    // 5 tiles: shared either way
+  EXPECT_EQ(launched(gated(3, 9088, 31744)), prefix + "swap_coop_128x32x128_c1x1_streamk");  // 142 tiles: past one wave
+  EXPECT_EQ(launched(gated(13, 4992, 31360)), prefix + "swap_coop_128x32x128_c1x1");         // 78 tiles: whole
+  // 30 tiles, under a quarter of the SMs: stream-K (the call is delegated unless short of workspace).
+  EXPECT_EQ(launched(gated(16, 1920, 31616)), prefix + "swap_coop_128x32x128_c1x1_streamk");
 }
 
 // At most 127 packed-weight tiles at 449-4096 tokens: the kernel the wave model finds cheapest. The

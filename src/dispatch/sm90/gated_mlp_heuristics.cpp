@@ -29,8 +29,9 @@
 //                 unswapped 128-row tiles (any number), pingpong 128x128 1x2
 //   otherwise  -> pingpong 128x128, cluster 1x2
 // Stream-K: where whole tiles would fill their last wave of SMs below 80 % and K is at least 8192,
-// the swapped 128x32 (M <= 256) or a swapped cooperative 128x128 (M > 256) stream-K kernel shares
-// the K loop of the tiles among the SMs instead (narrow N: 0.28-0.93x became 0.50-1.03x).
+// the swapped 128x32 (M <= 256; not for one wave of a quarter of the SMs or more) or a swapped
+// cooperative 128x128 (M > 256) stream-K kernel shares the K loop of the tiles among the SMs
+// instead (narrow N: 0.28-0.93x became 0.50-1.03x).
 // A stream-K kernel whose tiles make less than one wave launches in the share-tail mode where the
 // wave model prices sharing them all below running them whole (stream_k_mode below).
 // Delegated to cuBLASLt + act·mul (src/delegate/cublaslt_gated.hpp): narrow weights with K of
@@ -196,10 +197,18 @@ double wave_fill(std::int64_t tiles, std::int64_t sm_count) {
   return static_cast<double>(tiles) / static_cast<double>(ceil_div(tiles, sm_count) * sm_count);
 }
 
-// Whole tiles, or stream-K where they would leave the last wave's SMs idle and K is long.
+// Whole tiles, or stream-K where they would leave the last wave's SMs idle and K is long; not
+// where the tiles make one wave that fills a quarter of the SMs or more: at 34-131 swapped 128x32
+// tiles, few tokens, whole tiles ran 0.97-1.23x as fast as the stream-K kernel in its share-tail
+// mode and 0.99-1.35x as fast as in its heuristic mode (44 shapes,
+// bench/results/tuning/issue9/stream-k-share-tail/few-tokens.json).
 Configuration whole_or_stream_k(const GatedMlpArgs& args, std::int64_t tiles, std::int64_t sm_count,
                                 const Configuration& whole, const Configuration& stream_k) {
-  return args.w.K >= kStreamKMinK && wave_fill(tiles, sm_count) < kStreamKBelowWaveFill ? stream_k : whole;
+  const bool one_wave_of_a_quarter_or_more = 4 * tiles >= sm_count && tiles < sm_count;
+  return args.w.K >= kStreamKMinK && wave_fill(tiles, sm_count) < kStreamKBelowWaveFill &&
+                 !one_wave_of_a_quarter_or_more
+             ? stream_k
+             : whole;
 }
 
 // Rows a tiling of `tile` tokens computes, with `pair` tiles per cluster along the tokens.
