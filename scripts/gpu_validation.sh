@@ -75,12 +75,13 @@ for stage in "${stages[@]}"; do
       # the delegated gated path (cuBLASLt + act·mul, also under graph capture), each grouped
       # kernel forced on ragged experts (gated MLP and GEMM), experts on both sides of each grouped
       # launch's rows, offsets out of range, and the MoE layer (its sort, gather and combine
-      # kernels; graph replays with new routings).
+      # kernels; graph replays with new routings). Racecheck: each kernel at one shape, the stream-K
+      # kernels also in their share-tail mode.
       filter='*EveryKernel*:*Features*sm90_gated_mlp*:*Behavior.BadInput*:*Behavior.Reductions*:*EmptyProblems*:*Streams.FourHost*:*NarrowLongKCallsAreDelegated*:*DelegatedGatedCall*:*GroupedGatedTest*E8_T434*:*GroupedGatedTest*E8_T1167*:*GroupedGatedTest*E15_T3985*:*OffsetsOutOfRangeAreClamped*:*GroupedGemmTest*E8_T434*:*GroupedGemmTest*E8_T1167*:*MoeMlpTest*:*MoeRoutingTest*:*CudaGraphFollowsTheRoutingOnTheDevice*'
       run memcheck 400 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/epifuse_gpu_tests" --gtest_filter="$filter"
       tail -3 "$out/memcheck.log"
       run racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/epifuse_gpu_tests" \
-        --gtest_filter='*EveryKernel*/1x1000x520*:*Features*/1x1000x520*sm90_gated_mlp*:*GroupedGatedTest*E8_T434*:*GroupedGemmTest*E8_T434*:*MoeMlpTest*T37*'
+        --gtest_filter='*EveryKernel*/1x1000x520*:*Features*/1x1000x520*sm90_gated_mlp*:*share_tail*:*GroupedGatedTest*E8_T434*:*GroupedGemmTest*E8_T434*:*MoeMlpTest*T37*'
       tail -3 "$out/racecheck.log"
       ;;
   esac

@@ -70,6 +70,7 @@ std::string GatedCase::name() const {
   if (ldo_pad) s += "_ldo+" + std::to_string(ldo_pad);
   if (!kernel.empty()) s += "_" + kernel;
   if (splits != 1) s += "_splits" + std::to_string(splits);
+  if (stream_k != StreamKMode::kHeuristic) s += std::string("_") + to_string(stream_k);
   if (special_values) s += "_specials";
   return s;
 }
@@ -139,6 +140,7 @@ GatedProblem::GatedProblem(const GatedCase& c, std::uint64_t seed) : case_(c), s
     if (!key) throw std::runtime_error("no compiled kernel named " + c.kernel);
     args_.kernel = KernelChoice{*key};
     args_.kernel->splits = c.splits;
+    args_.kernel->stream_k = c.stream_k;
   }
   std::size_t workspace_bytes = 0;
   if (Status s = gated_mlp_workspace_size(args_, nullptr, &workspace_bytes); !s.ok()) {

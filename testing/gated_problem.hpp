@@ -24,6 +24,7 @@ struct GatedCase {
   std::int64_t ldo_pad = 0;  // ldo = N + ldo_pad
   std::string kernel;        // force a kernel by name(key); empty = dispatch chooses
   int splits = 1;            // the forced kernel's KernelChoice::splits
+  StreamKMode stream_k = StreamKMode::kHeuristic;  // the forced kernel's KernelChoice::stream_k
   // Needs bias: the gate bias holds +inf, −inf, NaN in its first three columns and the up bias
   // the same in the next three; the output is poisoned with a finite pattern instead of NaN.
   bool special_values = false;

@@ -63,6 +63,7 @@ std::string GemmCase::name() const {
   if (ldd_pad) s += "_ldd+" + std::to_string(ldd_pad);
   s += "_" + epilogue.name();
   if (!kernel.empty()) s += "_" + kernel;
+  if (stream_k != StreamKMode::kHeuristic) s += std::string("_") + to_string(stream_k);
   if (special_values) s += "_specials";
   return s;
 }
@@ -98,6 +99,7 @@ GemmProblem::GemmProblem(const GemmCase& c, std::uint64_t seed) : case_(c), seed
     const std::optional<KernelKey> key = find_kernel(c.kernel);
     if (!key) throw std::runtime_error("no compiled kernel named " + c.kernel);
     args_.kernel = KernelChoice{*key};
+    args_.kernel->stream_k = c.stream_k;
   }
 
   Epilogue& e = args_.epilogue;

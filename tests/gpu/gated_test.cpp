@@ -126,6 +126,14 @@ std::vector<GatedCase> features() {
     cases.push_back(forced);
     forced.M = 200;  // x padded in the workspace
     cases.push_back(forced);
+    if (k.decomposition == Decomposition::kStreamK) {
+      // The share-tail mode (CUTLASS's StreamK) over one wave of 64-96 tiles of 128 weight rows
+      // (the heuristic mode runs 66 or more whole) and, for 32-token tiles, past two waves.
+      GatedCase share_tail{701, 1000, 4096, k.a, GatedActivation::kSwiGLU, true};
+      share_tail.kernel = name(k);
+      share_tail.stream_k = StreamKMode::kShareTail;
+      cases.push_back(share_tail);
+    }
   }
   // ±inf and NaN in the gate bias (columns 0-2) and the up bias (3-5): relu(−inf)·u = 0, never 0·inf.
   for (GatedActivation a : kActivations) {

@@ -83,6 +83,11 @@ std::vector<GemmCase> every_kernel() {
     // A deep K loop over few tiles: stream-K splits it over CTAs and reduces through the workspace.
     if (k.decomposition == Decomposition::kStreamK) {
       for (std::int64_t M : {1, 129}) out.push_back({M, 1000, 8192, k.a, k.d, 0, 0, e, name(k)});
+      // Its share-tail mode (CUTLASS's StreamK): here 96 tiles of 128x128 make one wave 73 % full,
+      // which the heuristic mode runs whole; 176 swapped 128x64 tiles share their last two waves.
+      GemmCase share_tail{701, 2000, 4096, k.a, k.d, 0, 0, e, name(k)};
+      share_tail.stream_k = StreamKMode::kShareTail;
+      out.push_back(share_tail);
     }
   }
   return out;

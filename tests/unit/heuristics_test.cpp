@@ -372,7 +372,7 @@ TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
 // A stream-K choice whose tiles make less than one wave shares them all (StreamKMode::kShareTail)
 // where the wave model prices that below whole tiles; CUTLASS's heuristic mode runs them whole
 // wherever they fill half the SMs, and shares them itself below half. The swapped 128x32 runs
-// whole tiles instead where they make one wave of a quarter of the SMs or more.
+// whole tiles instead where they make one wave at least half full.
 TEST(GatedMlpHeuristics, StreamKSharesOneWaveWhereItPays) {
   const auto launched = [](const GatedMlpArgs& a) {
     KernelChoice choice;
@@ -387,8 +387,8 @@ TEST(GatedMlpHeuristics, StreamKSharesOneWaveWhereItPays) {
   EXPECT_EQ(launched(gated(1, 320, 9536)), prefix + "swap_coop_128x32x128_c1x1_streamk");    // 5 tiles: shared either way
   EXPECT_EQ(launched(gated(3, 9088, 31744)), prefix + "swap_coop_128x32x128_c1x1_streamk");  // 142 tiles: past one wave
   EXPECT_EQ(launched(gated(13, 4992, 31360)), prefix + "swap_coop_128x32x128_c1x1");         // 78 tiles: whole
-  // 30 tiles, under a quarter of the SMs: stream-K (the call is delegated unless short of workspace).
-  EXPECT_EQ(launched(gated(16, 1920, 31616)), prefix + "swap_coop_128x32x128_c1x1_streamk");
+  EXPECT_EQ(launched(gated(2, 2368, 29888)), prefix + "swap_coop_128x32x128_c1x1_streamk");  // 37 tiles: shared
+  EXPECT_EQ(launched(gated(1, 6400, 11456)), prefix + "swap_coop_128x32x128_c1x1");          // 100 tiles: whole
 }
 
 // At most 127 packed-weight tiles at 449-4096 tokens: the kernel the wave model finds cheapest. The

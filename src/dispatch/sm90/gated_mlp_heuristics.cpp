@@ -29,7 +29,7 @@
 //                 unswapped 128-row tiles (any number), pingpong 128x128 1x2
 //   otherwise  -> pingpong 128x128, cluster 1x2
 // Stream-K: where whole tiles would fill their last wave of SMs below 80 % and K is at least 8192,
-// the swapped 128x32 (M <= 256; not for one wave of a quarter of the SMs or more) or a swapped
+// the swapped 128x32 (M <= 256; not for one wave at least half full) or a swapped
 // cooperative 128x128 (M > 256) stream-K kernel shares the K loop of the tiles among the SMs
 // instead (narrow N: 0.28-0.93x became 0.50-1.03x).
 // A stream-K kernel whose tiles make less than one wave launches in the share-tail mode where the
@@ -198,15 +198,16 @@ double wave_fill(std::int64_t tiles, std::int64_t sm_count) {
 }
 
 // Whole tiles, or stream-K where they would leave the last wave's SMs idle and K is long; not
-// where the tiles make one wave that fills a quarter of the SMs or more: at 34-131 swapped 128x32
-// tiles, few tokens, whole tiles ran 0.97-1.23x as fast as the stream-K kernel in its share-tail
-// mode and 0.99-1.35x as fast as in its heuristic mode (44 shapes,
-// bench/results/tuning/issue9/stream-k-share-tail/few-tokens.json).
+// where the tiles make one wave at least half full. There CUTLASS's heuristic mode runs them whole
+// too, yet slower than the whole-tile kernel: at 44 such shapes of few tokens (66-131 swapped
+// 128x32 tiles) whole tiles ran 1.127x as fast (0.98-1.37x) as the stream-K kernel, and 1.065x
+// (0.93-1.23x) as fast as it in its share-tail mode; below half a wave, at K >= 8192, the stream-K
+// kernel ran 1.04x as fast as whole tiles (11 shapes, 0.91-1.35x;
+// bench/results/tuning/issue9/stream-k-share-tail/few-tokens*.json).
 Configuration whole_or_stream_k(const GatedMlpArgs& args, std::int64_t tiles, std::int64_t sm_count,
                                 const Configuration& whole, const Configuration& stream_k) {
-  const bool one_wave_of_a_quarter_or_more = 4 * tiles >= sm_count && tiles < sm_count;
-  return args.w.K >= kStreamKMinK && wave_fill(tiles, sm_count) < kStreamKBelowWaveFill &&
-                 !one_wave_of_a_quarter_or_more
+  const bool one_wave_half_full_or_more = 2 * tiles >= sm_count && tiles < sm_count;
+  return args.w.K >= kStreamKMinK && wave_fill(tiles, sm_count) < kStreamKBelowWaveFill && !one_wave_half_full_or_more
              ? stream_k
              : whole;
 }
