@@ -150,9 +150,11 @@ double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64
 
 // The stream-K mode a stream-K kernel launches in: kShareTail where its tiles make less than one
 // wave and sharing them all is modelled cheaper than CUTLASS's heuristic mode, which runs tiles
-// that fill half the SMs or more whole (bench/results/tuning/issue9/stream-k-mode/: StreamK mode
-// 0.99-1.75x the heuristic mode's speed at 66-110 tiles; mixed past one wave, where the model
-// mispredicts). Every stream-K kernel dispatch chooses is priced at the model's stream-K efficiency.
+// that fill half the SMs or more whole. Measured (bench/results/tuning/issue9/stream-k-mode/ and
+// stream-k-share-tail/), StreamK mode over the heuristic mode at 66-119 tiles: 1.16-1.82x for
+// 224-token tiles, as modelled; 0.89-1.37x for 160; 0.89-1.10x for 128x128 near a full wave, where
+// the model's price is a coin toss; mixed past one wave, where it mispredicts. Every stream-K
+// kernel dispatch chooses is priced at the model's stream-K efficiency.
 StreamKMode stream_k_mode(const Configuration& c, const GatedMlpArgs& args, std::int64_t sm_count) {
   if (c.decomposition != Decomposition::kStreamK) return StreamKMode::kHeuristic;
   const ModeledKernel k{c, kStreamKEfficiency};
