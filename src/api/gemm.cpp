@@ -77,7 +77,7 @@ Status gemm_workspace_size(const GemmArgs& args, cudaStream_t stream, std::size_
   if (Status s = detail::gemm_delegation(args, stream, detail::kDelegatedWorkspaceCap, &delegated); !s.ok()) return s;
   if (delegated.found) {
     // Room to align the workspace, as cuBLASLt wants it.
-    *bytes = delegated.workspace_bytes > 0 ? delegated.workspace_bytes + detail::kDelegatedWorkspaceAlignment : 0;
+    *bytes = delegated.workspace_bytes() > 0 ? delegated.workspace_bytes() + detail::kDelegatedWorkspaceAlignment : 0;
     return Status::success();
   }
   return detail::call_workspace_bytes(kOp, args, stream, bytes);

@@ -19,6 +19,10 @@ Status selected(const char* op, const Args& args, bool launches_nothing, cudaStr
 
 }  // namespace
 
+void set_delegated_tuning(bool enabled) { detail::set_delegated_tuning_enabled(enabled); }
+
+bool delegated_tuning() { return detail::delegated_tuning_enabled(); }
+
 std::vector<KernelKey> compiled_kernels(Op op) {
   std::vector<KernelKey> keys;
   for (const KernelKey& k : detail::compiled_keys()) {

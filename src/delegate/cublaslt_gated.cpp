@@ -48,7 +48,7 @@ DelegatedGatedPlan plan_delegated_gated(const GatedMlpArgs& args, int device, st
 Status run_delegated_gated(const GatedMlpArgs& args, const DelegatedGatedPlan& plan, cudaStream_t stream) {
   void* product = aligned_delegated_workspace(args.workspace);
   // run_delegated_gemm aligns its workspace again: the product ends on a 256-byte boundary.
-  const GemmArgs g = product_gemm(args, product, plan.product.workspace_bytes);
+  const GemmArgs g = product_gemm(args, product, plan.product.workspace_bytes());
   if (Status s = run_delegated_gemm(g, plan.product, stream); !s.ok()) {
     return {s.code(), "gated_mlp (delegated: the product x·Wᵀ), " + s.message()};
   }

@@ -24,7 +24,9 @@ struct DelegatedGatedPlan {
 
   bool found() const { return product.found; }
   // What the call needs of the caller's workspace.
-  std::size_t workspace_bytes() const { return kDelegatedWorkspaceAlignment + product_bytes + product.workspace_bytes; }
+  std::size_t workspace_bytes() const {
+    return kDelegatedWorkspaceAlignment + product_bytes + product.workspace_bytes();
+  }
 };
 
 // For validated args with M > 0 on `device`, given `usable_bytes` of workspace from its first

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
 
+#include "delegate/candidate_timing.hpp"
 #include "epifuse/detail/relaxed_capture.hpp"
 
 namespace epifuse::detail {
@@ -90,10 +93,7 @@ cublasStatus_t describe(const GemmArgs& args, LtCall* call) {
   return s;
 }
 
-// Everything cuBLASLt's heuristic depends on.
-using PlanKey = std::array<std::int64_t, 18>;
-
-PlanKey plan_key(const GemmArgs& args, int device, std::size_t max_workspace_bytes) {
+DelegatedPlanKey plan_key(const GemmArgs& args, int device, std::size_t max_workspace_bytes) {
   const Epilogue& e = args.epilogue;
   return {device,
           args.M,
@@ -138,18 +138,75 @@ DelegatedPlan heuristic(const GemmArgs& args, int device, cublasLtHandle_t handl
       return plan;
     }
   }
-  cublasLtMatmulHeuristicResult_t result{};
+  std::array<cublasLtMatmulHeuristicResult_t, kDelegatedCandidates> results{};
   int found = 0;
-  if (cublasLtMatmulAlgoGetHeuristic(handle, &call.desc, &call.a, &call.b, &call.c, &call.d, &preference, 1, &result,
-                                     &found) != CUBLAS_STATUS_SUCCESS ||
-      found == 0 || result.state != CUBLAS_STATUS_SUCCESS) {
+  if (cublasLtMatmulAlgoGetHeuristic(handle, &call.desc, &call.a, &call.b, &call.c, &call.d, &preference,
+                                     kDelegatedCandidates, results.data(), &found) != CUBLAS_STATUS_SUCCESS) {
     return plan;
   }
-  plan.found = true;
+  for (int i = 0; i < found; ++i) {
+    if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
+    plan.candidates[plan.candidate_count++] = {results[i].algo, results[i].workspaceSize};
+  }
+  plan.found = plan.candidate_count > 0;
   plan.device = device;
-  plan.algo = result.algo;
-  plan.workspace_bytes = result.workspaceSize;
+  plan.chosen = plan.candidate_count == 1 ? 0 : -1;
   return plan;
+}
+
+std::mutex& plans_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::map<DelegatedPlanKey, DelegatedPlan>& plans() {
+  static std::map<DelegatedPlanKey, DelegatedPlan> cache;
+  return cache;
+}
+
+std::atomic<bool>& tuning_flag() {
+  static std::atomic<bool> on{[] {
+    const char* value = std::getenv("EPIFUSE_DELEGATED_TUNING");
+    return value == nullptr || (std::string(value) != "0" && std::string(value) != "off");
+  }()};
+  return on;
+}
+
+cublasStatus_t matmul(const GemmArgs& args, cublasLtHandle_t handle, const DelegatedCandidate& candidate,
+                      std::size_t workspace_bytes, cudaStream_t stream) {
+  LtCall call;
+  if (const cublasStatus_t s = describe(args, &call); s != CUBLAS_STATUS_SUCCESS) return s;
+  const Epilogue& e = args.epilogue;
+  const float alpha = e.alpha;
+  const float beta = e.residual != nullptr ? e.beta : 0.0f;
+  const void* c = e.residual != nullptr ? e.residual : args.D;
+  void* workspace = workspace_bytes > 0 ? aligned_delegated_workspace(args.workspace) : nullptr;
+  return cublasLtMatmul(handle, &call.desc, &alpha, args.B, &call.a, args.A, &call.b, &beta, c, &call.c, args.D,
+                        &call.d, &candidate.algo, workspace, workspace_bytes, stream);
+}
+
+bool capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) {
+    cudaGetLastError();  // the legacy stream while another stream captures: not ours to report
+    return true;
+  }
+  return status != cudaStreamCaptureStatusNone;
+}
+
+// The candidate a plan's first launch keeps (see run_delegated_gemm in the header).
+int choose_candidate(const GemmArgs& args, const DelegatedPlan& plan, cublasLtHandle_t handle, cudaStream_t stream) {
+  const bool in_place = args.epilogue.residual == args.D && args.epilogue.beta != 0.0f;
+  RelaxedCaptureMode relaxed;
+  if (!tuning_flag().load() || in_place || capturing(stream)) return 0;
+  const std::size_t workspace_bytes = plan.workspace_bytes();
+  const int fastest = fastest_candidate(
+      plan.candidate_count,
+      [&](int i, cudaStream_t s) {
+        return matmul(args, handle, plan.candidates[i], workspace_bytes, s) == CUBLAS_STATUS_SUCCESS;
+      },
+      stream);
+  return fastest >= 0 ? fastest : 0;
 }
 
 }  // namespace
@@ -190,13 +247,22 @@ void* aligned_delegated_workspace(void* workspace) {
                                  kDelegatedWorkspaceAlignment);
 }
 
+std::size_t DelegatedPlan::workspace_bytes() const {
+  if (chosen >= 0) return candidates[chosen].workspace_bytes;
+  std::size_t most = 0;
+  for (int i = 0; i < candidate_count; ++i) most = std::max(most, candidates[i].workspace_bytes);
+  return most;
+}
+
+bool delegated_tuning_enabled() { return tuning_flag().load(); }
+
+void set_delegated_tuning_enabled(bool enabled) { tuning_flag().store(enabled); }
+
 DelegatedPlan plan_delegated_gemm(const GemmArgs& args, int device, std::size_t max_workspace_bytes) {
-  static std::mutex mutex;
-  static std::map<PlanKey, DelegatedPlan> plans;
-  const PlanKey key = plan_key(args, device, max_workspace_bytes);
+  const DelegatedPlanKey key = plan_key(args, device, max_workspace_bytes);
   {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = plans.find(key); it != plans.end()) return it->second;
+    std::lock_guard<std::mutex> lock(plans_mutex());
+    if (auto it = plans().find(key); it != plans().end()) return it->second;
   }
   const cublasLtHandle_t handle = handle_for(device);
   if (handle == nullptr) return {};
@@ -205,29 +271,24 @@ DelegatedPlan plan_delegated_gemm(const GemmArgs& args, int device, std::size_t 
     RelaxedCaptureMode relaxed;
     plan = heuristic(args, device, handle, max_workspace_bytes);
   }
-  std::lock_guard<std::mutex> lock(mutex);
-  plans.emplace(key, plan);
-  return plan;
+  plan.key = key;
+  std::lock_guard<std::mutex> lock(plans_mutex());
+  return plans().emplace(key, plan).first->second;
 }
 
 Status run_delegated_gemm(const GemmArgs& args, const DelegatedPlan& plan, cudaStream_t stream) {
   const cublasLtHandle_t handle = handle_for(plan.device);
-  LtCall call;
-  if (handle == nullptr || describe(args, &call) != CUBLAS_STATUS_SUCCESS) {
-    return Status::internal("gemm: cuBLASLt refused a call it had planned");
+  if (handle == nullptr) return Status::internal("gemm: cuBLASLt refused a call it had planned");
+  DelegatedPlan settled = plan;
+  if (settled.chosen < 0) {
+    settled.chosen = choose_candidate(args, plan, handle, stream);
+    std::lock_guard<std::mutex> lock(plans_mutex());
+    plans()[plan.key].chosen = settled.chosen;
   }
-  const Epilogue& e = args.epilogue;
-  const float alpha = e.alpha;
-  const float beta = e.residual != nullptr ? e.beta : 0.0f;
-  const void* c = e.residual != nullptr ? e.residual : args.D;
-  void* workspace = plan.workspace_bytes > 0 ? aligned_delegated_workspace(args.workspace) : nullptr;
-  const cublasStatus_t s = cublasLtMatmul(handle, &call.desc, &alpha, args.B, &call.a, args.A, &call.b, &beta, c,
-                                          &call.c, args.D, &call.d, &plan.algo, workspace, plan.workspace_bytes, stream);
-  if (s != CUBLAS_STATUS_SUCCESS) {
-    return Status::cuda_error(std::string("gemm: cuBLASLt matmul failed: ") + cublasLtGetStatusName(s) + " (" +
-                              cublasLtGetStatusString(s) + ")");
-  }
-  return Status::success();
+  const cublasStatus_t s = matmul(args, handle, settled.running(), settled.workspace_bytes(), stream);
+  if (s == CUBLAS_STATUS_SUCCESS) return Status::success();
+  return Status::cuda_error(std::string("gemm: cuBLASLt matmul failed: ") + cublasLtGetStatusName(s) + " (" +
+                            cublasLtGetStatusString(s) + ")");
 }
 
 }  // namespace epifuse::detail

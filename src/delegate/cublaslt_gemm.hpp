@@ -5,7 +5,9 @@
 // with a 16-bit D, a residual after the activation, reductions) and forced kernels.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
@@ -25,20 +27,50 @@ constexpr std::size_t kDelegatedWorkspaceCap = std::size_t{32} << 20;
 // A delegated call's workspace starts at its first boundary of this many bytes, as cuBLASLt wants it.
 constexpr std::size_t kDelegatedWorkspaceAlignment = 256;
 
+// How many of cuBLASLt's heuristic candidates a delegated call weighs: as many as the bench's
+// cuBLASLt baseline times (bench/baselines/cublaslt_gemm.cpp).
+constexpr int kDelegatedCandidates = 4;
+
+struct DelegatedCandidate {
+  cublasLtMatmulAlgo_t algo{};
+  std::size_t workspace_bytes = 0;  // what this algorithm needs
+};
+
+// Everything cuBLASLt's heuristic depends on: a plan's identity in the process's cache.
+using DelegatedPlanKey = std::array<std::int64_t, 18>;
+
 struct DelegatedPlan {
   bool found = false;  // cuBLASLt has an algorithm for the call within the workspace
   int device = 0;
-  cublasLtMatmulAlgo_t algo{};
-  std::size_t workspace_bytes = 0;  // what that algorithm needs
+  DelegatedPlanKey key{};
+  // cuBLASLt's top candidates within the workspace, best-ranked first.
+  std::array<DelegatedCandidate, kDelegatedCandidates> candidates{};
+  int candidate_count = 0;
+  // Which candidate runs; -1 until the first launch chooses one.
+  int chosen = -1;
+
+  const DelegatedCandidate& running() const { return candidates[chosen >= 0 ? chosen : 0]; }
+  // What the call may use of its workspace: the chosen candidate's need, or the largest of all
+  // candidates' needs while the choice is open (what a workspace query reports).
+  std::size_t workspace_bytes() const;
 };
 
-// cuBLASLt's first heuristic choice for args on `device` with at most `max_workspace_bytes` of
+// cuBLASLt's top kDelegatedCandidates for args on `device` with at most `max_workspace_bytes` of
 // workspace, cached per shape, strides, types, epilogue, pointer alignment and workspace cap (for
-// the process's lifetime: the first call of each shape pays the heuristic query).
-// found stays false where cuBLASLt has no algorithm (the call then runs epifuse's kernel).
+// the process's lifetime: the first call of each shape pays the heuristic query), with the choice
+// made at that key's first launch. found stays false where cuBLASLt has no algorithm (the call
+// then runs epifuse's kernel).
 DelegatedPlan plan_delegated_gemm(const GemmArgs& args, int device, std::size_t max_workspace_bytes);
 
+// Whether a plan's first launch times its candidates (see delegated_tuning() in epifuse/tuning.hpp).
+bool delegated_tuning_enabled();
+void set_delegated_tuning_enabled(bool enabled);
+
 // Enqueues the planned cuBLASLt matmul on `stream` (on plan.device), with the caller's workspace.
+// At a plan's first launch it first chooses its candidate: with tuning on, outside stream capture
+// and where D is not also the matmul's C (reruns would add to it), every candidate runs on the
+// call's operands, timed (candidate_timing.hpp: the host waits for the stream), and the fastest
+// is kept for the key; otherwise cuBLASLt's first candidate is kept.
 Status run_delegated_gemm(const GemmArgs& args, const DelegatedPlan& plan, cudaStream_t stream);
 
 // The part of a caller's workspace a delegated call may use: from its first 256-byte boundary on.
