@@ -36,7 +36,7 @@ TEST_F(DelegatedTuning, FirstLaunchChoosesAndEveryLaunchIsCorrect) {
       {487, 2176, 9024, DType::kBF16, DType::kBF16, 0, 0, {}},
       {446, 2176, 8064, DType::kBF16, DType::kFP32, 0, 0, {.alpha = true, .residual = Residual::kAfterActivation}},
       {479, 1280, 8256, DType::kBF16, DType::kBF16, 0, 0, {.residual = Residual::kInPlace}},
-      {1225, 640, 9280, DType::kBF16, DType::kBF16, 0, 0,
+      {1225, 640, 9280, DType::kBF16, DType::kFP32, 0, 0,  // fp32 D: cuBLASLt takes the fp32 bias
        {.col_bias = true, .activation = Activation::kReLU, .residual = Residual::kBeforeActivation}},
   };
   for (const GemmCase& c : cases) {
