@@ -2,24 +2,24 @@
 
 #include <algorithm>
 #include <limits>
-#include <vector>
 
 namespace epifuse::detail {
 namespace {
 
-// One event before each run of a round and one after its last: run i lies between events i, i+1.
-class RoundEvents {
+// A sequence of events recorded between consecutive runs: run r lies between events r and r + 1.
+class RunEvents {
  public:
-  RoundEvents() = default;
-  RoundEvents(const RoundEvents&) = delete;
-  RoundEvents& operator=(const RoundEvents&) = delete;
-  ~RoundEvents() {
+  RunEvents() = default;
+  RunEvents(const RunEvents&) = delete;
+  RunEvents& operator=(const RunEvents&) = delete;
+  RunEvents(RunEvents&& other) noexcept : events_(std::move(other.events_)) {}
+  ~RunEvents() {
     for (cudaEvent_t e : events_) cudaEventDestroy(e);
   }
 
-  bool create(int count) {
-    events_.reserve(count + 1);
-    for (int i = 0; i <= count; ++i) {
+  bool create(int runs) {
+    events_.reserve(runs + 1);
+    for (int i = 0; i <= runs; ++i) {
       cudaEvent_t e = nullptr;
       if (cudaEventCreate(&e) != cudaSuccess) return false;
       events_.push_back(e);
@@ -28,70 +28,77 @@ class RoundEvents {
   }
 
   cudaEvent_t at(int i) const { return events_[i]; }
+  cudaEvent_t last() const { return events_.back(); }
+
+  bool run_us(int r, double* us) const {
+    float ms = 0.0f;
+    if (cudaEventElapsedTime(&ms, events_[r], events_[r + 1]) != cudaSuccess) return false;
+    *us = 1000.0 * ms;
+    return true;
+  }
 
  private:
   std::vector<cudaEvent_t> events_;
 };
 
-// Enqueues one round; clears usable[i] where candidate i could not be enqueued.
-bool enqueue_round(const RoundEvents& events, int count, const std::function<bool(int, cudaStream_t)>& run,
-                   cudaStream_t stream, std::vector<bool>* usable) {
-  if (cudaEventRecord(events.at(0), stream) != cudaSuccess) return false;
-  for (int i = 0; i < count; ++i) {
-    if ((*usable)[i] && !run(i, stream)) (*usable)[i] = false;
-    if (cudaEventRecord(events.at(i + 1), stream) != cudaSuccess) return false;
-  }
-  return true;
-}
-
-// Run i's time in a finished round, in ms.
-bool run_ms(const RoundEvents& events, int i, float* ms) {
-  return cudaEventElapsedTime(ms, events.at(i), events.at(i + 1)) == cudaSuccess;
-}
-
 }  // namespace
 
-int fastest_candidate(int count, const std::function<bool(int, cudaStream_t)>& run, cudaStream_t stream) {
-  if (count <= 0) return -1;
+CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStream_t)>& run, cudaStream_t stream) {
+  CandidateTimes times;
+  if (count <= 0) return times;
   std::vector<bool> usable(count, true);
 
-  RoundEvents warm_up;
-  if (!warm_up.create(count) || !enqueue_round(warm_up, count, run, stream, &usable) ||
-      cudaEventSynchronize(warm_up.at(count)) != cudaSuccess) {
-    return -1;
-  }
-  float round_ms = 0.0f;
+  // Sizing pass: one run of each candidate.
+  RunEvents sizing;
+  if (!sizing.create(count) || cudaEventRecord(sizing.at(0), stream) != cudaSuccess) return times;
   for (int i = 0; i < count; ++i) {
-    float ms = 0.0f;
-    if (!run_ms(warm_up, i, &ms)) return -1;
-    if (usable[i]) round_ms += ms;
+    usable[i] = run(i, stream);
+    if (cudaEventRecord(sizing.at(i + 1), stream) != cudaSuccess) return times;
   }
-  const int rounds = round_ms > 0.0f ? std::clamp(static_cast<int>(kTimingBudgetMs / round_ms), kMinTimedRounds,
-                                                  kMaxTimedRounds)
-                                     : kMaxTimedRounds;
-
-  std::vector<RoundEvents> timed(rounds);
-  for (RoundEvents& events : timed) {
-    if (!events.create(count) || !enqueue_round(events, count, run, stream, &usable)) return -1;
+  if (cudaEventSynchronize(sizing.last()) != cudaSuccess) return times;
+  double pass_us = 0.0;
+  for (int i = 0; i < count; ++i) {
+    double us = 0.0;
+    if (!sizing.run_us(i, &us)) return times;
+    if (usable[i]) pass_us += us;
   }
-  if (cudaEventSynchronize(timed.back().at(count)) != cudaSuccess) return -1;
+  const int runs = pass_us > 0.0 ? std::clamp(static_cast<int>(1000.0 * kTimingBudgetMs / pass_us), kMinTimedRuns,
+                                              kMaxTimedRuns)
+                                 : kMaxTimedRuns;
 
-  std::vector<double> median_ms(count, std::numeric_limits<double>::infinity());
+  std::vector<RunEvents> timed(count);
+  cudaEvent_t last = sizing.last();
   for (int i = 0; i < count; ++i) {
     if (!usable[i]) continue;
-    std::vector<float> samples(rounds);
-    for (int r = 0; r < rounds; ++r) {
-      if (!run_ms(timed[r], i, &samples[r])) return -1;
+    if (!timed[i].create(runs)) return times;
+    usable[i] = run(i, stream);  // untimed: the candidate follows itself from here on
+    if (cudaEventRecord(timed[i].at(0), stream) != cudaSuccess) return times;
+    for (int r = 0; r < runs && usable[i]; ++r) {
+      usable[i] = run(i, stream);
+      if (cudaEventRecord(timed[i].at(r + 1), stream) != cudaSuccess) return times;
     }
-    std::nth_element(samples.begin(), samples.begin() + rounds / 2, samples.end());
-    median_ms[i] = samples[rounds / 2];
+    last = timed[i].last();
   }
-  const double fastest = *std::min_element(median_ms.begin(), median_ms.end());
-  if (fastest == std::numeric_limits<double>::infinity()) return -1;
+  if (cudaEventSynchronize(last) != cudaSuccess) return times;
+
+  times.median_us.assign(count, std::numeric_limits<double>::infinity());
   for (int i = 0; i < count; ++i) {
-    if (median_ms[i] <= kCandidateTieFactor * fastest) return i;
+    if (!usable[i]) continue;
+    std::vector<double> samples(runs);
+    for (int r = 0; r < runs; ++r) {
+      if (!timed[i].run_us(r, &samples[r])) return times;
+    }
+    std::nth_element(samples.begin(), samples.begin() + runs / 2, samples.end());
+    times.median_us[i] = samples[runs / 2];
   }
-  return -1;
+  const double fastest = *std::min_element(times.median_us.begin(), times.median_us.end());
+  for (int i = 0; i < count && fastest < std::numeric_limits<double>::infinity(); ++i) {
+    if (times.median_us[i] <= kCandidateTieFactor * fastest) {
+      times.pick = i;
+      break;
+    }
+  }
+  return times;
 }
 
 }  // namespace epifuse::detail

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -14,17 +15,25 @@ namespace epifuse::detail {
 // the first tied candidate in the caller's order wins, so near-ties keep cuBLASLt's ranking and
 // the pick is the same from run to run where one candidate is clearly ahead.
 constexpr double kCandidateTieFactor = 1.03;
-// Timed rounds (each runs every candidate once) fill about this much device time, within
-// [kMinTimedRounds, kMaxTimedRounds], after one untimed round that warms every candidate up.
+// Each candidate runs once untimed, then kTimedRuns back to back, timed one by one: together
+// about kTimingBudgetMs of device time, within [kMinTimedRuns, kMaxTimedRuns] runs each. Back to
+// back, not interleaved: a split-K candidate run right after another candidate took up to 1.8x
+// its time in a row (980x448x17792: 48.9 against 27.5 us), and calls of one shape run in a row
+// wherever the bench or a model's layer repeats them.
 constexpr float kTimingBudgetMs = 2.0f;
-constexpr int kMinTimedRounds = 1;
-constexpr int kMaxTimedRounds = 5;
+constexpr int kMinTimedRuns = 1;
+constexpr int kMaxTimedRuns = 10;
 
-// Runs `run(i, stream)` for i in [0, count) round by round, interleaved, with CUDA events between
-// runs, waits for the stream, and returns the first candidate within kCandidateTieFactor of the
-// fastest median. `run` returns false where candidate i could not be enqueued; that candidate is
-// left out. Returns -1 where no candidate ran or an event call failed. Blocks the host until the
-// stream has finished every run; the stream must not be capturing.
-int fastest_candidate(int count, const std::function<bool(int, cudaStream_t)>& run, cudaStream_t stream);
+struct CandidateTimes {
+  int pick = -1;                  // -1: no candidate ran, or an event call failed
+  std::vector<double> median_us;  // per candidate; infinity where it could not be enqueued
+};
+
+// Runs every candidate i in [0, count) as `run(i, stream)`: a sizing pass of one run each, then
+// per candidate an untimed run and its timed runs, with CUDA events between runs; waits for the
+// stream and picks the first candidate within kCandidateTieFactor of the fastest median. `run`
+// returns false where candidate i could not be enqueued; that candidate is left out. Blocks the
+// host until the stream has finished every run; the stream must not be capturing.
+CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStream_t)>& run, cudaStream_t stream);
 
 }  // namespace epifuse::detail

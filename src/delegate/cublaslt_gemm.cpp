@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -164,12 +165,41 @@ std::map<DelegatedPlanKey, DelegatedPlan>& plans() {
   return cache;
 }
 
+std::string tuning_setting() {
+  const char* value = std::getenv("EPIFUSE_DELEGATED_TUNING");
+  return value != nullptr ? value : "";
+}
+
 std::atomic<bool>& tuning_flag() {
-  static std::atomic<bool> on{[] {
-    const char* value = std::getenv("EPIFUSE_DELEGATED_TUNING");
-    return value == nullptr || (std::string(value) != "0" && std::string(value) != "off");
-  }()};
+  static std::atomic<bool> on{tuning_setting() != "0" && tuning_setting() != "off"};
   return on;
+}
+
+// EPIFUSE_DELEGATED_TUNING=log: each choice goes to stderr with every candidate's time.
+bool log_choices() {
+  static const bool log = tuning_setting() == "log";
+  return log;
+}
+
+int config_attribute(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attribute) {
+  int value = 0;
+  std::size_t written = 0;
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, attribute, &value, sizeof value, &written);
+  return value;
+}
+
+void log_choice(const GemmArgs& args, const DelegatedPlan& plan, const CandidateTimes& times) {
+  std::string line = "[epifuse] delegated " + std::to_string(args.M) + "x" + std::to_string(args.N) + "x" +
+                     std::to_string(args.K) + ":";
+  for (int i = 0; i < plan.candidate_count; ++i) {
+    const cublasLtMatmulAlgo_t& algo = plan.candidates[i].algo;
+    const double us = i < static_cast<int>(times.median_us.size()) ? times.median_us[i] : 0.0;
+    line += " #" + std::to_string(i) + " " + std::to_string(us) + " us (tile id " +
+            std::to_string(config_attribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID)) + ", split-K " +
+            std::to_string(config_attribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM)) + ", workspace " +
+            std::to_string(plan.candidates[i].workspace_bytes) + ")";
+  }
+  std::fprintf(stderr, "%s; keeps #%d\n", line.c_str(), times.pick);
 }
 
 cublasStatus_t matmul(const GemmArgs& args, cublasLtHandle_t handle, const DelegatedCandidate& candidate,
@@ -200,13 +230,14 @@ int choose_candidate(const GemmArgs& args, const DelegatedPlan& plan, cublasLtHa
   RelaxedCaptureMode relaxed;
   if (!tuning_flag().load() || in_place || capturing(stream)) return 0;
   const std::size_t workspace_bytes = plan.workspace_bytes();
-  const int fastest = fastest_candidate(
+  const CandidateTimes times = time_candidates(
       plan.candidate_count,
       [&](int i, cudaStream_t s) {
         return matmul(args, handle, plan.candidates[i], workspace_bytes, s) == CUBLAS_STATUS_SUCCESS;
       },
       stream);
-  return fastest >= 0 ? fastest : 0;
+  if (log_choices()) log_choice(args, plan, times);
+  return times.pick >= 0 ? times.pick : 0;
 }
 
 }  // namespace

@@ -68,7 +68,7 @@ TEST_F(DelegatedTuning, TimingKeepsTheFastestAndSkipsFailures) {
   DeviceBuffer buffer(std::size_t{64} << 20);
   const std::size_t bytes[] = {std::size_t{64} << 20, std::size_t{64} << 10, std::size_t{64} << 20};
   int runs_of_failing = 0;
-  const int pick = detail::fastest_candidate(
+  const detail::CandidateTimes times = detail::time_candidates(
       4,
       [&](int i, cudaStream_t s) {
         if (i == 3) {
@@ -78,11 +78,11 @@ TEST_F(DelegatedTuning, TimingKeepsTheFastestAndSkipsFailures) {
         return cudaMemsetAsync(buffer.data(), 0, bytes[i], s) == cudaSuccess;
       },
       nullptr);
-  EXPECT_EQ(pick, 1);
+  EXPECT_EQ(times.pick, 1);
+  ASSERT_EQ(times.median_us.size(), 4u);
+  EXPECT_LT(times.median_us[1], times.median_us[0]);
   EXPECT_EQ(runs_of_failing, 1) << "a failed candidate is not run again";
-  EXPECT_EQ(detail::fastest_candidate(
-                2, [](int, cudaStream_t) { return false; }, nullptr),
-            -1);
+  EXPECT_EQ(detail::time_candidates(2, [](int, cudaStream_t) { return false; }, nullptr).pick, -1);
 }
 
 }  // namespace
