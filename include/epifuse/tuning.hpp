@@ -44,10 +44,10 @@ Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optio
 // alignment and workspace size): that launch runs every candidate on the call's own operands,
 // back to back, up to twelve times each (about 2 ms of device time where calls are short), waits
 // for its stream, and keeps the fastest median; a candidate within 3 % of it that cuBLASLt ranks
-// higher wins the tie. Every later call of the shape runs the choice without
-// timing. cuBLASLt's first choice took up to 1.5x its fastest candidate's time at some shapes
-// (docs/heuristics.md). A first launch under stream capture, or one whose residual is D itself
-// (reruns would add to it), keeps cuBLASLt's first candidate.
+// higher wins the tie. Every later call of the shape runs the choice without timing. cuBLASLt's
+// first choice took up to 1.5x its fastest candidate's time at some shapes (docs/heuristics.md).
+// A first launch under stream capture, or one whose residual is D itself (reruns would add to
+// it), keeps cuBLASLt's first candidate.
 // The choice holds for the process; where candidates run close, two processes may choose
 // differently and so round differently. Off (set_delegated_tuning(false) before a shape's first
 // launch, or EPIFUSE_DELEGATED_TUNING=0 in the environment), every delegated call runs cuBLASLt's

@@ -15,8 +15,8 @@ namespace epifuse::detail {
 // the first tied candidate in the caller's order wins, so near-ties keep cuBLASLt's ranking and
 // the pick is the same from run to run where one candidate is clearly ahead.
 constexpr double kCandidateTieFactor = 1.03;
-// Each candidate runs once untimed, then kTimedRuns back to back, timed one by one: together
-// about kTimingBudgetMs of device time, within [kMinTimedRuns, kMaxTimedRuns] runs each. Back to
+// Each candidate runs once untimed, then its timed runs back to back, timed one by one: as many
+// as fill about kTimingBudgetMs of device time, within [kMinTimedRuns, kMaxTimedRuns]. Back to
 // back, not interleaved: a split-K candidate run right after another candidate took up to 1.8x
 // its time in a row (980x448x17792: 48.9 against 27.5 us), and calls of one shape run in a row
 // wherever the bench or a model's layer repeats them.
