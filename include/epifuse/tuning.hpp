@@ -52,7 +52,8 @@ Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optio
 // differently and so round differently. Off (set_delegated_tuning(false) before a shape's first
 // launch, or EPIFUSE_DELEGATED_TUNING=0 in the environment), every delegated call runs cuBLASLt's
 // first candidate, as cuBLASLt's heuristic ranks it on this GPU and library version. On by default;
-// EPIFUSE_DELEGATED_TUNING=log also prints each choice, with every candidate's time, to stderr.
+// EPIFUSE_DELEGATED_TUNING=log also prints each choice, with every candidate's time and the host
+// time the choice took (its stream drained first), to stderr.
 void set_delegated_tuning(bool enabled);
 bool delegated_tuning();
 

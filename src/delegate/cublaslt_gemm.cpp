@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -188,7 +189,7 @@ int config_attribute(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigA
   return value;
 }
 
-void log_choice(const GemmArgs& args, const DelegatedPlan& plan, const CandidateTimes& times) {
+void log_choice(const GemmArgs& args, const DelegatedPlan& plan, const CandidateTimes& times, double host_ms) {
   std::string line = "[epifuse] delegated " + std::to_string(args.M) + "x" + std::to_string(args.N) + "x" +
                      std::to_string(args.K) + ":";
   for (int i = 0; i < plan.candidate_count; ++i) {
@@ -199,7 +200,7 @@ void log_choice(const GemmArgs& args, const DelegatedPlan& plan, const Candidate
             std::to_string(config_attribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM)) + ", workspace " +
             std::to_string(plan.candidates[i].workspace_bytes) + ")";
   }
-  std::fprintf(stderr, "%s; keeps #%d\n", line.c_str(), times.pick);
+  std::fprintf(stderr, "%s; keeps #%d; the choice took %.2f ms\n", line.c_str(), times.pick, host_ms);
 }
 
 cublasStatus_t matmul(const GemmArgs& args, cublasLtHandle_t handle, const DelegatedCandidate& candidate,
@@ -230,13 +231,17 @@ int choose_candidate(const GemmArgs& args, const DelegatedPlan& plan, cublasLtHa
   RelaxedCaptureMode relaxed;
   if (!tuning_flag().load() || in_place || capturing(stream)) return 0;
   const std::size_t workspace_bytes = plan.workspace_bytes();
+  const auto start = std::chrono::steady_clock::now();
   const CandidateTimes times = time_candidates(
       plan.candidate_count,
       [&](int i, cudaStream_t s) {
         return matmul(args, handle, plan.candidates[i], workspace_bytes, s) == CUBLAS_STATUS_SUCCESS;
       },
       stream);
-  if (log_choices()) log_choice(args, plan, times);
+  if (log_choices()) {
+    log_choice(args, plan, times,
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
   return times.pick >= 0 ? times.pick : 0;
 }
 
