@@ -88,6 +88,25 @@ TEST_F(GemmBehavior, DelegatesOnlyWhatCublasLtComputes) {
   }
 }
 
+// bias + GELU over four waves of 128x128 tiles runs the pingpong pair (gemm_heuristics.cpp):
+// here 17 row tiles, the last 65 rows full, and 33 column tiles, so the 1x2 cluster along N has a
+// half-empty last pair.
+TEST_F(GemmBehavior, BiasActivationOnManyTilesRunsThePingpongPair) {
+  for (Activation act : {Activation::kGeluTanh, Activation::kReLU}) {
+    const GemmCase c = {2113, 4160, 256, DType::kBF16, DType::kBF16, 0, 0,
+                        {.alpha = true, .col_bias = true, .activation = act}};
+    GemmProblem p(c, case_seed(c.name()));
+    std::optional<KernelChoice> choice;
+    bool delegated = true;
+    ASSERT_TRUE(selected_kernel(p.args(), nullptr, &choice, &delegated).ok());
+    ASSERT_FALSE(delegated) << "cuBLASLt takes no fp32 bias with a bf16 D";
+    ASSERT_TRUE(choice.has_value());
+    EXPECT_EQ(name(choice->key), "sm90_gemm_bf16_bf16_pingpong_128x128x64_c1x2_biasact_noc");
+    const CheckReport r = run_and_check(p);
+    EXPECT_TRUE(r.passed) << r.text;
+  }
+}
+
 TEST_F(GemmBehavior, BadInputLaunchesNothing) {
   const GemmCase c = {333, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .reductions = kAmax}};
   GemmProblem p(c, case_seed(c.name()));

@@ -57,7 +57,7 @@ TEST(GemmHeuristics, NarrowestEpilogueThatCovers) {
   a.epilogue.col_bias = reinterpret_cast<const float*>(0x1000);
   a.epilogue.activation = Activation::kGeluTanh;
   a.epilogue.alpha = 0.5f;
-  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_biasact_noc");
+  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_pingpong_128x128x64_c1x2_biasact_noc");
   a.epilogue.row_scale = reinterpret_cast<const float*>(0x2000);
   EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_noc");
   EXPECT_EQ(required_coverage(a.epilogue), EpilogueCoverage::kFull);
@@ -77,6 +77,40 @@ TEST(GemmHeuristics, PicksByShapeClass) {
   EXPECT_EQ(chosen(shape(768, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x128x64_c1x1_streamk");
   EXPECT_EQ(chosen(shape(769, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c1x2") << "7 row tiles: odd";
   EXPECT_EQ(chosen(shape(1024, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_cast_noc");
+}
+
+// bias + activation runs the pingpong pair from 257 tokens when its 128x128 tiles make four waves
+// (528 on 132 SMs) and K <= 16384; otherwise the cooperative kernels of the shape class.
+TEST(GemmHeuristics, BiasActivationOverlapsItsEpilogueOnManyTiles) {
+  const std::string pingpong = "sm90_gemm_bf16_bf16_pingpong_128x128x64_c1x2_biasact_noc";
+  GemmArgs a = shape(2048, 4096, 4096);
+  a.epilogue.col_bias = reinterpret_cast<const float*>(0x1000);
+  a.epilogue.activation = Activation::kGeluTanh;
+  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_biasact_noc") << "16 x 32 = 512 tiles: under four waves";
+  a.M = 2113;
+  EXPECT_EQ(chosen(a), pingpong) << "17 x 32 = 544 tiles";
+  a.M = 257;
+  a.N = 65536;
+  EXPECT_EQ(chosen(a), pingpong) << "3 x 512 tiles";
+  a.M = 256;
+  EXPECT_NE(chosen(a), pingpong);
+  a.M = 4096;
+  a.N = 8192;
+  a.K = 16384;
+  EXPECT_EQ(chosen(a), pingpong);
+  a.K = 16448;
+  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_biasact_noc") << "long K loop";
+  a.K = 4096;
+  a.epilogue.col_bias = nullptr;
+  a.epilogue.activation = Activation::kIdentity;
+  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_cast_noc") << "no epilogue work to hide";
+  a.epilogue.col_bias = reinterpret_cast<const float*>(0x1000);
+  a.epilogue.residual = reinterpret_cast<void*>(0x2000);
+  a.epilogue.ldc = a.N;
+  EXPECT_EQ(chosen(a), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1") << "the full tree with C";
+  GemmArgs h = shape(4096, 8192, 4096, DType::kFP16, DType::kFP16);
+  h.epilogue.col_bias = a.epilogue.col_bias;
+  EXPECT_EQ(chosen(h), "sm90_gemm_fp16_fp16_coop_128x256x64_c1x2") << "no fp16 pair: the dtype's large-M kernel";
 }
 
 TEST(GemmHeuristics, ResidualNeedsAKernelWithC) {

@@ -13,6 +13,10 @@
 //   otherwise           -> cooperative 128x256, cluster 2x1 (B tiles multicast to 2 CTAs), or
 //                          1x2 when the 128-row tiles are odd in number (a 2x1 cluster would pad
 //                          them with a whole idle tile)
+//   bias + activation   -> pingpong 128x128, cluster 1x2, ahead of the rules above from 257 tokens
+//                          when its tiles make at least four waves and K <= 16384: one warp
+//                          group's bias+GELU runs under the other's K loop
+//                          (bench/results/tuning/issue9/pingpong-bias-act/)
 // A dtype combination compiled with fewer kernels runs the data-parallel twin of the choice, or its
 // cooperative 128x256 1x2 kernel. Within a configuration the narrowest compiled epilogue that
 // covers the call runs (cast only, then bias + activation, then the full tree: fewer nodes, less
@@ -20,6 +24,7 @@
 // memory, and TMA stores overlap the next subtile's work.
 #include <optional>
 #include <tuple>
+#include <vector>
 
 #include "dispatch/sm90/heuristics.hpp"
 
@@ -33,6 +38,17 @@ constexpr Configuration kFewTokensStreamK = {Schedule::kCooperative, {128, 64, 1
 constexpr Configuration kStreamK = {Schedule::kCooperative, {128, 128, 64}, {1, 1}, false, Decomposition::kStreamK};
 constexpr Configuration kMidTokens = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
 constexpr Configuration kManyTokens = {Schedule::kCooperative, {128, 256, 64}, {2, 1}, false};
+constexpr Configuration kEpilogueOverlap = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
+
+// Where the pingpong kernel's overlap of epilogue and K loop paid in the sweeps. Below four waves
+// of its tiles it lost at 50 of 93 shapes; beyond K = 16384 (little epilogue per K loop to hide)
+// it won 3 % on geomean but lost up to 16 % (Llama-3 70B's down projection at 8169-8173 tokens),
+// so those calls keep the cooperative kernels.
+bool overlaps_epilogue(const GemmArgs& args, int sm_count) {
+  if (required_coverage(args.epilogue) != EpilogueCoverage::kBiasActivation || args.M <= 256) return false;
+  const std::int64_t tiles = ceil_div(args.M, 128) * ceil_div(args.N, 128);
+  return args.K <= 16384 && tiles >= 4 * static_cast<std::int64_t>(sm_count);
+}
 
 Configuration configuration_for(const GemmArgs& args, int sm_count) {
   if (args.epilogue.has_column_reductions()) return kColumnReductions;
@@ -82,7 +98,9 @@ bool has_configuration(const KernelKey& key, const Configuration& c) {
 Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
   const Configuration preferred = configuration_for(args, caps.sm_count);
-  for (const Configuration& c : {preferred, data_parallel_twin(preferred), kMidTokens}) {
+  std::vector<Configuration> order = {preferred, data_parallel_twin(preferred), kMidTokens};
+  if (overlaps_epilogue(args, caps.sm_count)) order.insert(order.begin(), kEpilogueOverlap);
+  for (const Configuration& c : order) {
     if (std::optional<KernelKey> k = narrowest(args, candidates, c)) {
       *choice = {*k};
       return Status::success();
