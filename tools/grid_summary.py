@@ -9,6 +9,7 @@ file: epifuse's ratio against M, one line per model GEMM.
 """
 import argparse
 import json
+import lzma
 import math
 import os
 from collections import defaultdict
@@ -21,6 +22,12 @@ RATIOS = {
 }
 OURS = ("epifuse", "epifuse-delegated")
 DECODE_WEIGHT_BYTES = 32e6
+
+
+def load(path):
+    """A results JSON, plain or xz-compressed (.json.xz: the larger committed runs)."""
+    with (lzma.open if path.endswith(".xz") else open)(path, "rt") as f:
+        return json.load(f)
 
 
 def token_class(m):
@@ -36,7 +43,7 @@ def weight_bytes(row):
 
 
 def summarize(path):
-    report = json.load(open(path))
+    report = load(path)
     rows = report["rows"]
     print(f"## {os.path.basename(path)}\n")
     print(f"{report['gpu']}, driver {report['driver']}, {report['cuda']}, commit {report['commit'][:12]}, "
@@ -98,7 +105,7 @@ def plot(path, out_dir):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    report = json.load(open(path))
+    report = load(path)
     series = defaultdict(list)
     for r in report["rows"]:
         key = (r["op"], r["epilogue"])
