@@ -205,14 +205,19 @@ TEST_F(GemmBehavior, EmptyProblemsSetReductionsToTheirIdentity) {
   EXPECT_TRUE(gemm(none, nullptr).ok());
 }
 
-// Past 2^31 output elements any 32-bit index arithmetic shows up in the last rows: on the large-M
-// kernel (75000 × 28672) and on the swapped small-M kernel (64 × 2^25 + 64).
+// Past 2^31 output elements any 32-bit index arithmetic shows up in the last rows: on the
+// large-M kernels (75000 × 28672: dispatch runs the pingpong pair, and the cooperative 128x256 one
+// forced) and on the swapped small-M kernel (64 × 2^25 + 64).
 TEST_F(GemmBehavior, IndexesPastTwoToThe31Elements) {
-  for (const auto& [M, N] : {std::pair<std::int64_t, std::int64_t>{75000, 28672}, {64, (1 << 25) + 64}}) {
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{75000, 28672}, {64, (1 << 25) + 64}};
+  for (const auto& [M, N] : shapes) {
     const GemmCase c = {M, N, 64, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true}};
     ASSERT_GT(c.M * c.N, std::int64_t{1} << 31);
     expect_case_passes(c);
   }
+  GemmCase cooperative = {75000, 28672, 64, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true}};
+  cooperative.kernel = "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_biasact_noc";
+  expect_case_passes(cooperative);
 }
 
 }  // namespace
