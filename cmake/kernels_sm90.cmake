@@ -17,6 +17,7 @@ epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB HAS_C
 # Too few tiles to fill the GPU (narrow N at few or mid tokens): stream-K shares K loops over idle SMs.
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB HAS_C DECOMPOSITION stream_k)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 128 64 HAS_C DECOMPOSITION stream_k)
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 128 64 EPILOGUE bias_activation DECOMPOSITION stream_k)
 # bias + activation over many tiles: a pingpong 128x128 pair (one warp group's epilogue runs under
 # the other's K loop). Swept and dropped: its 2x1 and swapped 1x2 twins, within 1 % of it where
 # dispatch runs it and slower wherever their clustered side has an odd tile count (the swapped
