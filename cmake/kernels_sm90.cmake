@@ -15,6 +15,9 @@ epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 H
 # M <= 64: the weight on wgmma's 64-row side, the few tokens on its N side.
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB HAS_C)
 # Too few tiles to fill the GPU (narrow N at few or mid tokens): stream-K shares K loops over idle SMs.
+# The 128x128 one also without C and with the bias + activation tree (the calls without a residual:
+# 1.06x the full tree's speed on bias+GELU at 193-1023 tokens, bench/results/tuning/issue9/
+# pingpong-bias-act/).
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB HAS_C DECOMPOSITION stream_k)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 128 64 HAS_C DECOMPOSITION stream_k)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 128 64 EPILOGUE bias_activation DECOMPOSITION stream_k)

@@ -72,9 +72,10 @@ TEST(GemmHeuristics, PicksByShapeClass) {
   EXPECT_EQ(chosen(shape(64, 4096, 14336)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
   EXPECT_EQ(chosen(shape(129, 4096, 14336)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "96 tiles: 2 x 96 > 132";
   EXPECT_EQ(chosen(shape(192, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
-  // 2 x 128x256 tiles <= 3 x 132: stream-K 128x128; beyond, 128x256 with the cluster along the even side.
-  EXPECT_EQ(chosen(shape(193, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x128x64_c1x1_streamk");
-  EXPECT_EQ(chosen(shape(768, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x128x64_c1x1_streamk");
+  // 2 x 128x256 tiles <= 3 x 132: stream-K 128x128 (its narrowest tree without C); beyond, 128x256
+  // with the cluster along the even side.
+  EXPECT_EQ(chosen(shape(193, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x128x64_c1x1_biasact_noc_streamk");
+  EXPECT_EQ(chosen(shape(768, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x128x64_c1x1_biasact_noc_streamk");
   EXPECT_EQ(chosen(shape(769, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c1x2") << "7 row tiles: odd";
   EXPECT_EQ(chosen(shape(1024, 8192, 8192)), "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_cast_noc");
 }
