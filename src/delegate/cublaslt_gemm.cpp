@@ -166,9 +166,13 @@ std::map<DelegatedPlanKey, DelegatedPlan>& plans() {
   return cache;
 }
 
-std::string tuning_setting() {
-  const char* value = std::getenv("EPIFUSE_DELEGATED_TUNING");
-  return value != nullptr ? value : "";
+// EPIFUSE_DELEGATED_TUNING as the process started, read once.
+const std::string& tuning_setting() {
+  static const std::string setting = [] {
+    const char* value = std::getenv("EPIFUSE_DELEGATED_TUNING");
+    return std::string(value != nullptr ? value : "");
+  }();
+  return setting;
 }
 
 std::atomic<bool>& tuning_flag() {
@@ -315,13 +319,14 @@ DelegatedPlan plan_delegated_gemm(const GemmArgs& args, int device, std::size_t 
 Status run_delegated_gemm(const GemmArgs& args, const DelegatedPlan& plan, cudaStream_t stream) {
   const cublasLtHandle_t handle = handle_for(plan.device);
   if (handle == nullptr) return Status::internal("gemm: cuBLASLt refused a call it had planned");
-  DelegatedPlan settled = plan;
-  if (settled.chosen < 0) {
-    settled.chosen = choose_candidate(args, plan, handle, stream);
+  int chosen = plan.chosen;
+  if (chosen < 0) {
+    chosen = choose_candidate(args, plan, handle, stream);
     std::lock_guard<std::mutex> lock(plans_mutex());
-    plans()[plan.key].chosen = settled.chosen;
+    plans()[plan.key].chosen = chosen;
   }
-  const cublasStatus_t s = matmul(args, handle, settled.running(), settled.workspace_bytes(), stream);
+  const DelegatedCandidate& candidate = plan.candidates[chosen];
+  const cublasStatus_t s = matmul(args, handle, candidate, candidate.workspace_bytes, stream);
   if (s == CUBLAS_STATUS_SUCCESS) return Status::success();
   return Status::cuda_error(std::string("gemm: cuBLASLt matmul failed: ") + cublasLtGetStatusName(s) + " (" +
                             cublasLtGetStatusString(s) + ")");

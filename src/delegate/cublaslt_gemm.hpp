@@ -49,7 +49,6 @@ struct DelegatedPlan {
   // Which candidate runs; -1 until the first launch chooses one.
   int chosen = -1;
 
-  const DelegatedCandidate& running() const { return candidates[chosen >= 0 ? chosen : 0]; }
   // What the call may use of its workspace: the chosen candidate's need, or the largest of all
   // candidates' needs while the choice is open (what a workspace query reports).
   std::size_t workspace_bytes() const;
