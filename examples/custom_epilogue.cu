@@ -55,9 +55,10 @@ int main() {
 
   // The tree's arguments mirror its shape: children first, then the node's own.
   const epifuse::GemmArgs& e = problem.args();
+  const auto* bias = static_cast<const float*>(e.epilogue.col_bias);  // the harness's bias is fp32
   DequantBiasGelu::Arguments tree{
-      {{}, {e.epilogue.col_scale, 1.0f, {}}, {e.epilogue.col_bias, 0.0f, {}}, {}},  // acc·scale + bias
-      {},                                                                        // gelu
+      {{}, {e.epilogue.col_scale, 1.0f, {}}, {bias, 0.0f, {}}, {}},  // acc·scale + bias
+      {},                                                         // gelu
   };
   epifuse::GemmArgs args = e;
   args.epilogue = {};  // the run-time epilogue stays unused on this path

@@ -72,12 +72,22 @@ for stage in "${stages[@]}"; do
     sanitizer)
       # Every compiled kernel (EveryKernel: each GEMM kernel; Features/*sm90_gated_mlp*: each gated
       # kernel forced), bad input, reductions, the empty-problem identities, streams and threads,
-      # the delegated gated path (cuBLASLt + act·mul, also under graph capture), each grouped
+      # the delegated gated path (cuBLASLt + act·mul, also under graph capture), a 16-bit bias
+      # widened for epifuse's kernels (off 16 bytes, too little workspace, full tree), each grouped
       # kernel forced on ragged experts (gated MLP and GEMM), experts on both sides of each grouped
       # launch's rows, offsets out of range, and the MoE layer (its sort, gather and combine
       # kernels; graph replays with new routings). Racecheck: each kernel at one shape, the stream-K
       # kernels also in their share-tail mode.
-      filter='*EveryKernel*:*Features*sm90_gated_mlp*:*Behavior.BadInput*:*BiasActivationOnManyTilesRunsThePingpongPair*:*Behavior.Reductions*:*EmptyProblems*:*Streams.FourHost*:*NarrowLongKCallsAreDelegated*:*DelegatedGatedCall*:*DelegatedTuning*:*GroupedGatedTest*E8_T434*:*GroupedGatedTest*E8_T1167*:*GroupedGatedTest*E15_T3985*:*OffsetsOutOfRangeAreClamped*:*GroupedGemmTest*E8_T434*:*GroupedGemmTest*E8_T1167*:*MoeMlpTest*:*MoeRoutingTest*:*CudaGraphFollowsTheRoutingOnTheDevice*'
+      memcheck_tests=(
+        '*EveryKernel*' '*Features*sm90_gated_mlp*' '*Behavior.BadInput*'
+        '*BiasActivationOnManyTilesRunsThePingpongPair*' '*Behavior.Reductions*' '*EmptyProblems*'
+        '*Streams.FourHost*' '*NarrowLongKCallsAreDelegated*' '*DelegatedGatedCall*' '*DelegatedTuning*'
+        '*BiasOffSixteenBytesRunsOwnKernel*' '*WideningNeedsItsWorkspace*' '*FullTreeReadsTheWidenedBias*'
+        '*GroupedGatedTest*E8_T434*' '*GroupedGatedTest*E8_T1167*' '*GroupedGatedTest*E15_T3985*'
+        '*OffsetsOutOfRangeAreClamped*' '*GroupedGemmTest*E8_T434*' '*GroupedGemmTest*E8_T1167*'
+        '*MoeMlpTest*' '*MoeRoutingTest*' '*CudaGraphFollowsTheRoutingOnTheDevice*'
+      )
+      filter=$(IFS=:; echo "${memcheck_tests[*]}")
       run memcheck 400 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/epifuse_gpu_tests" --gtest_filter="$filter"
       tail -3 "$out/memcheck.log"
       run racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/epifuse_gpu_tests" \

@@ -30,6 +30,18 @@ DeviceBuffer random_vector(std::int64_t length, std::uint64_t seed, float lo, fl
   return buf;
 }
 
+// The vector in a 16-bit type, its host copy rounded to it (the reference reads that copy).
+DeviceBuffer narrow_vector(DType type, std::vector<float>* host) {
+  std::vector<std::uint8_t> bytes(host->size() * dtype_bytes(type));
+  for (std::size_t i = 0; i < host->size(); ++i) {
+    (*host)[i] = reference::round_to(type, (*host)[i]);
+    reference::store_float(bytes.data(), type, static_cast<std::int64_t>(i), (*host)[i]);
+  }
+  DeviceBuffer buf(bytes.size());
+  buf.upload(bytes.data(), bytes.size());
+  return buf;
+}
+
 DeviceBuffer vector_output(bool wanted, std::int64_t length) {
   return wanted ? DeviceBuffer(static_cast<std::size_t>(length) * sizeof(float)) : DeviceBuffer();
 }
@@ -42,7 +54,7 @@ std::string EpilogueSpec::name() const {
   if (alpha) add("alpha");
   if (row_scale) add("row_scale");
   if (col_scale) add("col_scale");
-  if (col_bias) add("col_bias");
+  if (col_bias) add(col_bias_dtype == DType::kFP32 ? std::string("col_bias") : std::string("col_bias_") + to_string(col_bias_dtype));
   if (row_bias) add("row_bias");
   if (residual == Residual::kBeforeActivation) add("residual_before");
   if (activation != Activation::kIdentity) add(to_string(activation));
@@ -112,7 +124,9 @@ GemmProblem::GemmProblem(const GemmCase& c, std::uint64_t seed) : case_(c), seed
       for (int i = 0; i < 3 && i < c.N; ++i) host_col_bias_[i] = kSpecials[i];
       col_bias_.upload(host_col_bias_.data(), col_bias_.bytes());
     }
-    e.col_bias = col_bias_.as<float>();
+    if (spec.col_bias_dtype != DType::kFP32) col_bias_ = narrow_vector(spec.col_bias_dtype, &host_col_bias_);
+    e.col_bias = col_bias_.data();
+    e.col_bias_dtype = spec.col_bias_dtype;
   }
   if (spec.row_bias) e.row_bias = (row_bias_ = random_vector(c.M, derive_seed(seed, 7), -0.5f, 0.5f, &host_row_bias_)).as<float>();
   e.activation = spec.activation;

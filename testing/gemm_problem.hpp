@@ -33,6 +33,7 @@ struct EpilogueSpec {
   Activation activation = Activation::kIdentity;
   Residual residual = Residual::kNone;  // beta = -0.5
   unsigned reductions = 0;              // ReductionFlags
+  DType col_bias_dtype = DType::kFP32;  // or D's 16-bit type: the bias as a bf16 model holds it
   std::string name() const;             // "col_bias+gelu_tanh+residual_after"; "none" when empty
 };
 

@@ -19,6 +19,7 @@ RATIOS = {
     ("gated", "swiglu"): ("vs_cublaslt+act", "cuBLASLt + act·mul"),
     ("gemm", "none"): ("vs_cublaslt", "cuBLASLt"),
     ("gemm", "bias_gelu"): ("vs_cublaslt_bias_gelu", "cuBLASLt BIAS+GELU epilogue"),
+    ("gemm", "bias_bf16_gelu"): ("vs_cublaslt_bias_gelu", "cuBLASLt BIAS+GELU epilogue"),
 }
 OURS = ("epifuse", "epifuse-delegated")
 DECODE_WEIGHT_BYTES = 32e6

@@ -39,6 +39,9 @@ struct NamedEpilogue {
 };
 
 const EpilogueSpec kBiasGelu = {.col_bias = true, .activation = Activation::kGeluTanh};
+// The same with the bias in D's type, as a bf16 nn.Linear holds it.
+const EpilogueSpec kBf16BiasGelu = {.col_bias = true, .activation = Activation::kGeluTanh,
+                                    .col_bias_dtype = DType::kBF16};
 
 // The fused epilogues timed against plain: the two seed chains, dequantization scales, a rich
 // chain, and reductions: amax and row_amax (the scales of FP8 quantization per tensor and per
@@ -47,6 +50,7 @@ std::vector<NamedEpilogue> fused_epilogues() {
   return {
       {"none", {}},
       {"bias_gelu", kBiasGelu},
+      {"bias_bf16_gelu", kBf16BiasGelu},
       {"bias_relu_alpha", {.alpha = true, .col_bias = true, .activation = Activation::kReLU}},
       {"alpha_residual", {.alpha = true, .residual = Residual::kAfterActivation}},
       {"dequant_row_col_scale", {.row_scale = true, .col_scale = true}},
@@ -196,7 +200,7 @@ class ShapeRun {
     bias_bf16_ = DeviceBuffer(bias_bf16.size() * sizeof(std::uint16_t), 0);
     bias_bf16_.upload(bias_bf16.data(), bias_bf16_.bytes());
     const void* bias = bias_bf16_.data();
-    const float* bias_f32 = biased_->args().epilogue.col_bias;
+    const auto* bias_f32 = static_cast<const float*>(biased_->args().epilogue.col_bias);
 
     lt_gelu_ = std::make_unique<CublasLtGemm>(s.M, s.N, s.K, DType::kBF16, DType::kBF16, LtEpilogue::kGeluBias);
     lt_gelu_->autotune(a0.A, a0.B, a0.D, bias);
@@ -240,7 +244,7 @@ class ShapeRun {
                                     delegated ? kDelegatedKernelName : to_string(*choice)),
                            [s](int i, cudaStream_t stream) { throw_if_failed(gemm(s->args(i), stream)); }});
     if (delegated) add_own_kernel(e, *choice, s);
-    add_full_tree_twin(e, *problem, s, choice->key);
+    add_full_tree_twin(e, s, choice->key);
     problems_.push_back(std::move(problem));
     operand_sets_.push_back(std::move(sets));
     sweep_epilogues_.push_back(e);
@@ -252,42 +256,40 @@ class ShapeRun {
     c.kernel = name(choice.key);
     auto forced = std::make_unique<GemmProblem>(c, seed_);
     const std::string check = options_.check ? check_word(testing::run_and_check(*forced, &reference_)) : "skipped";
-    // The operand sets hold the workspace cuBLASLt asked for; the kernel may need more.
+    contenders_.push_back({make_row("epifuse", e.name, e.spec, check, to_string(choice)), forced_launch(sets, choice)});
+    problems_.push_back(std::move(forced));
+  }
+
+  // `choice` forced on the operand sets. They hold the workspace dispatch's choice asked for
+  // (cuBLASLt's where delegated); the kernel may need more (stream-K partials, a 16-bit bias's
+  // fp32 copy).
+  Launch forced_launch(const OperandSets* sets, const KernelChoice& choice) {
     GemmArgs a0 = sets->args(0);
     a0.kernel = choice;
     std::size_t needed = 0;
     throw_if_failed(gemm_workspace_size(a0, nullptr, &needed));
     fit_workspace(&a0, needed, &sweep_workspaces_);
-    contenders_.push_back({make_row("epifuse", e.name, e.spec, check, to_string(choice)),
-                           [sets, choice, workspace = a0.workspace, bytes = a0.workspace_bytes](int i, cudaStream_t stream) {
-                             GemmArgs a = sets->args(i);
-                             a.kernel = choice;
-                             a.workspace = workspace;
-                             a.workspace_bytes = bytes;
-                             throw_if_failed(gemm(a, stream));
-                           }});
-    problems_.push_back(std::move(forced));
+    throw_if_failed(gemm(a0, nullptr));
+    EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+    return [sets, choice, workspace = a0.workspace, bytes = a0.workspace_bytes](int i, cudaStream_t stream) {
+      GemmArgs a = sets->args(i);
+      a.kernel = choice;
+      a.workspace = workspace;
+      a.workspace_bytes = bytes;
+      throw_if_failed(gemm(a, stream));
+    };
   }
 
   // What run-time composition costs: where dispatch picked a narrow epilogue (cast only, bias +
   // activation), the same configuration's full run-time tree on the same call.
-  void add_full_tree_twin(const NamedEpilogue& e, const GemmProblem& problem, const OperandSets* sets,
-                          const KernelKey& chosen) {
+  void add_full_tree_twin(const NamedEpilogue& e, const OperandSets* sets, const KernelKey& chosen) {
     if (chosen.epilogue != EpilogueCoverage::kCastOnly && chosen.epilogue != EpilogueCoverage::kBiasActivation) return;
     KernelKey full = chosen;
     full.epilogue = EpilogueCoverage::kFull;
     const std::vector<KernelKey> compiled = compiled_kernels(Op::kGemm);
     if (std::find(compiled.begin(), compiled.end(), full) == compiled.end()) return;
-    GemmArgs forced = problem.args();
-    forced.kernel = KernelChoice{full};
-    throw_if_failed(gemm(forced, nullptr));
-    EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
     contenders_.push_back({make_row("epifuse-full-tree", e.name, e.spec, "skipped", name(full)),
-                           [sets, full](int i, cudaStream_t stream) {
-                             GemmArgs a = sets->args(i);
-                             a.kernel = KernelChoice{full};
-                             throw_if_failed(gemm(a, stream));
-                           }});
+                           forced_launch(sets, KernelChoice{full})});
   }
 
   void measure(std::vector<Row>* rows) {
@@ -309,7 +311,7 @@ class ShapeRun {
         r.extra["vs_cublaslt"] = us["cublaslt/none"] / t;
       } else if (r.impl == "epifuse" || r.impl == "epifuse-delegated") {
         if (us.count(r.impl + "/none")) r.extra["overhead_vs_plain_pct"] = 100.0 * (t / us[r.impl + "/none"] - 1.0);
-        if (r.epilogue == "bias_gelu") {
+        if (r.epilogue == "bias_gelu" || r.epilogue == "bias_bf16_gelu") {
           r.extra["vs_cublaslt_bias_gelu"] = us["cublaslt/bias_gelu"] / t;
           r.extra["vs_cublaslt+act"] = us["cublaslt+act/bias_gelu"] / t;
         }

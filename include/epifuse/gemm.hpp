@@ -12,7 +12,9 @@
 //   reductions are set to their identity (epilogue.hpp) and nothing else is written.
 //   TMA rules, from each operand's element size: K, lda, ldb multiples of 16 bytes of A's and B's
 //   elements; N, ldd, ldc multiples of 16 bytes of D's; every leading dimension < 2^40 bytes;
-//   lda ≥ K, ldb ≥ K, ldd ≥ N, ldc ≥ N; A, B, C, D 16-byte aligned; epilogue vectors 4-byte aligned.
+//   lda ≥ K, ldb ≥ K, ldd ≥ N, ldc ≥ N; A, B, C, D 16-byte aligned; epilogue vectors aligned to
+//   their element. epilogue.col_bias_dtype is fp32 or D's type where D is bf16 or fp16; any other
+//   is kNotSupported.
 //   alpha, beta, leaky_slope finite; clamp_lo ≤ clamp_hi.
 //   D must not overlap A, B, an epilogue operand or the workspace; C may be D itself (in place)
 //   but not overlap it otherwise; reduction outputs overlap nothing.
@@ -21,10 +23,13 @@
 // Workspace: gemm_workspace_size() says how many bytes the fastest kernel for the call needs. A
 // call with column reductions must have them; otherwise they are optional: stream-K kernels (few
 // tiles for the GPU) share tiles through them, and a call given less runs whole tiles instead.
+// A 16-bit column bias on a call epifuse's own kernel runs is widened to fp32 at the workspace's
+// start (N·4 bytes rounded up to 256, counted by the query); a call given less returns
+// kInvalidArgument and launches nothing.
 // Delegation: a call whose epilogue cuBLASLt computes exactly as epifuse defines it (alpha, a
-// column bias where cuBLASLt takes fp32 bias for D's type, identity, ReLU or GELU-tanh, a residual
-// added before the activation) runs cuBLASLt, where epifuse's own GEMM kernels are measured
-// slower; a forced kernel never does. selected_kernel() (tuning.hpp) says which runs.
+// column bias in D's type, 16-byte aligned, or fp32 with an fp32 D; identity, ReLU or GELU-tanh;
+// a residual added before the activation) runs cuBLASLt, where epifuse's own GEMM kernels are
+// measured slower; a forced kernel never does. selected_kernel() (tuning.hpp) says which runs.
 #pragma once
 
 #include <cstddef>

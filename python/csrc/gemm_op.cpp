@@ -77,12 +77,18 @@ at::Tensor gemm(const at::Tensor& x, const at::Tensor& weight, const std::option
   }
 
   // The C++ rules before the bias is attached: a call they reject launches nothing, not even the
-  // bias's conversion. A converted bias is a fresh fp32 tensor, which meets the bias's own rules.
+  // bias's conversion. A bias in the output's 16-bit type (a bf16 or fp16 nn.Linear's) is passed
+  // as it is; any other is converted to a fresh fp32 tensor. Either meets the bias's own rules.
   raise_if_error(validate_gemm_args(args), kOp);
-  at::Tensor bias32;
+  at::Tensor bias_operand;
   if (bias) {
-    bias32 = fp32_vector(*bias, b.rows, kOp, "bias");
-    args.epilogue.col_bias = bias32.data_ptr<float>();
+    if (bias->scalar_type() == out_type && dtype_bytes(args.d_dtype) == 2) {
+      bias_operand = bias->contiguous();
+      args.epilogue.col_bias_dtype = args.d_dtype;
+    } else {
+      bias_operand = fp32_vector(*bias, b.rows, kOp, "bias");
+    }
+    args.epilogue.col_bias = bias_operand.data_ptr();
   }
 
   const c10::cuda::CUDAGuard guard(device);

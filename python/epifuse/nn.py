@@ -12,9 +12,15 @@ from epifuse import ops
 from epifuse.mlp_op import mlp
 
 
+def _bias_dtype(activation: str, weight_dtype: torch.dtype) -> torch.dtype:
+    return weight_dtype if activation in ("identity", "relu", "gelu_tanh") else torch.float32
+
+
 class Linear(torch.nn.Module):
-    """y = act(alpha · x·Wᵀ + b) (+ beta · residual), one kernel. Weight [out, in] as nn.Linear's,
-    bias kept in fp32 (the epilogue adds it in fp32)."""
+    """y = act(alpha · x·Wᵀ + b) (+ beta · residual), one kernel. Weight [out, in] as nn.Linear's.
+    The bias is kept in the weight's dtype where the activation is one cuBLASLt's epilogue computes
+    (identity, relu, gelu_tanh: such a call may run cuBLASLt, which takes a 16-bit bias only), in
+    fp32 otherwise (epifuse's kernels add it in fp32, so no call widens it)."""
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, activation: str = "identity",
                  alpha: float = 1.0, *, device=None, dtype=torch.bfloat16):
@@ -26,7 +32,7 @@ class Linear(torch.nn.Module):
         self.weight = torch.nn.Parameter(torch.empty(out_features, in_features, device=device, dtype=dtype),
                                          requires_grad=False)
         if bias:
-            self.bias = torch.nn.Parameter(torch.empty(out_features, device=device, dtype=torch.float32),
+            self.bias = torch.nn.Parameter(torch.empty(out_features, device=device, dtype=_bias_dtype(activation, dtype)),
                                            requires_grad=False)
         else:
             self.register_parameter("bias", None)
@@ -41,7 +47,7 @@ class Linear(torch.nn.Module):
 
     @classmethod
     def from_linear(cls, linear: torch.nn.Linear, activation: str = "identity", alpha: float = 1.0) -> "Linear":
-        """Shares `linear`'s weight (no copy); the bias is copied to fp32."""
+        """Shares `linear`'s weight (no copy) and its bias where the bias keeps its dtype (see the class)."""
         module = cls.__new__(cls)
         torch.nn.Module.__init__(module)
         if activation not in ops.GEMM_ACTIVATIONS:
@@ -50,7 +56,8 @@ class Linear(torch.nn.Module):
         module.activation, module.alpha = activation, alpha
         module.weight = torch.nn.Parameter(linear.weight.detach(), requires_grad=False)
         if linear.bias is not None:
-            module.bias = torch.nn.Parameter(linear.bias.detach().float(), requires_grad=False)
+            bias_dtype = _bias_dtype(activation, linear.weight.dtype)
+            module.bias = torch.nn.Parameter(linear.bias.detach().to(bias_dtype), requires_grad=False)
         else:
             module.register_parameter("bias", None)
         return module

@@ -45,7 +45,8 @@ def gemm(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] = N
     """y = act(alpha · x·weightᵀ + bias) + beta · residual, in one kernel.
 
     x [..., K] bf16 or fp16; weight [N, K] in nn.Linear layout, same dtype; bias [N] (any float
-    dtype; the epilogue adds it in fp32); residual the output's shape and dtype; out_dtype x's dtype
+    dtype, added in fp32; one in the output's 16-bit dtype is read as it is, any other converted to
+    fp32 per call); residual the output's shape and dtype; out_dtype x's dtype
     (default) or torch.float32. activation: one of GEMM_ACTIVATIONS (leaky_relu with slope 0.01).
     """
     return torch.ops.epifuse.gemm(x, weight, bias, activation, alpha, residual, beta, out_dtype)

@@ -154,6 +154,22 @@ def test_a_call_the_rules_reject_launches_no_bias_conversion(generator):
     assert launched == [], launched
 
 
+@pytest.mark.parametrize("activation", ["gelu_tanh", "silu"])  # cuBLASLt's epilogue; epifuse's kernel
+def test_a_bias_in_the_output_dtype_is_read_as_is(generator, activation):
+    x, w, _ = gemm_case(generator, 333, 1000, 512)
+    b = cuda(random_matrix((1000,), BF16, generator))
+    poison_allocator(333 * 1000)
+    y = epifuse.gemm(x, w, b, activation)
+    ref, acc = gemm64(x, w, b, activation)
+    assert_rounded_once(y, ref, acc, f"gemm bf16 bias {activation}")
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        epifuse.gemm(x, w, b, activation)
+        torch.cuda.synchronize()
+    launched = [e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    assert launched and not any("at::native" in name for name in launched), launched
+
+
 def test_autograd_inputs_are_refused_and_no_grad_runs(generator):
     x, w, b = gemm_case(generator, 8, 256, 256)
     x.requires_grad_(True)

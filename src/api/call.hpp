@@ -35,6 +35,11 @@ struct Call {
 Status gemm_delegation(const GemmArgs& args, cudaStream_t stream, std::size_t max_workspace_bytes,
                        DelegatedPlan* plan);
 
+// The args epifuse's own GEMM kernels run: a 16-bit column bias replaced by its fp32 copy at the
+// workspace's start and the workspace by what follows it (api/gemm.cpp widens it there before
+// the launch); a workspace too small for the copy leaves none (enough for a query or a choice).
+GemmArgs own_kernel_args(const GemmArgs& args);
+
 // Every operand pointer of a call, for the opt-in pointer check.
 std::vector<NamedPointer> operand_pointers(const GemmArgs& args);
 std::vector<NamedPointer> operand_pointers(const GatedMlpArgs& args);

@@ -1,10 +1,12 @@
 // Public entry points of the GEMM: validate, read the stream's device, choose a kernel, check
-// the workspace, launch.
+// the workspace, launch (after widening a 16-bit column bias for epifuse's own kernels).
 #include "epifuse/gemm.hpp"
 
+#include <cstddef>
 #include <string>
 
 #include "api/call.hpp"
+#include "kernels/widen_bias.hpp"
 
 namespace epifuse {
 namespace {
@@ -30,9 +32,46 @@ Status write_empty_reductions(const GemmArgs& a, cudaStream_t stream) {
   return Status::success();
 }
 
+// Where a 16-bit column bias is widened for epifuse's own kernels: the workspace's first bytes,
+// rounded up so that what follows keeps the workspace's alignment.
+constexpr std::size_t kWideBiasAlignment = 256;
+
+std::size_t wide_bias_bytes(const GemmArgs& a) {
+  if (a.epilogue.col_bias == nullptr || a.epilogue.col_bias_dtype == DType::kFP32) return 0;
+  const std::size_t bytes = static_cast<std::size_t>(a.N) * sizeof(float);
+  return (bytes + kWideBiasAlignment - 1) / kWideBiasAlignment * kWideBiasAlignment;
+}
+
+Status check_wide_bias_room(const GemmArgs& a) {
+  const std::size_t needed = wide_bias_bytes(a);
+  if (a.workspace != nullptr && a.workspace_bytes >= needed) return Status::success();
+  return Status::invalid_argument(std::string("gemm: a ") + to_string(a.epilogue.col_bias_dtype) +
+                                  " epilogue.col_bias on a call epifuse's own kernel runs is widened to fp32 in the "
+                                  "workspace, which needs " +
+                                  std::to_string(needed) + " bytes for it but holds " +
+                                  std::to_string(a.workspace != nullptr ? a.workspace_bytes : 0) +
+                                  "; gemm_workspace_size() counts them");
+}
+
 }  // namespace
 
 namespace detail {
+
+GemmArgs own_kernel_args(const GemmArgs& args) {
+  const std::size_t bias_bytes = wide_bias_bytes(args);
+  if (bias_bytes == 0) return args;
+  GemmArgs own = args;
+  own.epilogue.col_bias_dtype = DType::kFP32;
+  if (args.workspace == nullptr || args.workspace_bytes < bias_bytes) {
+    own.workspace = nullptr;  // a query: what the kernel needs besides the bias
+    own.workspace_bytes = 0;
+    return own;
+  }
+  own.epilogue.col_bias = args.workspace;
+  own.workspace = static_cast<std::byte*>(args.workspace) + bias_bytes;
+  own.workspace_bytes = args.workspace_bytes - bias_bytes;
+  return own;
+}
 
 std::vector<NamedPointer> operand_pointers(const GemmArgs& a) {
   const Epilogue& e = a.epilogue;
@@ -80,7 +119,9 @@ Status gemm_workspace_size(const GemmArgs& args, cudaStream_t stream, std::size_
     *bytes = delegated.workspace_bytes() > 0 ? delegated.workspace_bytes() + detail::kDelegatedWorkspaceAlignment : 0;
     return Status::success();
   }
-  return detail::call_workspace_bytes(kOp, args, stream, bytes);
+  if (Status s = detail::call_workspace_bytes(kOp, detail::own_kernel_args(args), stream, bytes); !s.ok()) return s;
+  *bytes += wide_bias_bytes(args);
+  return Status::success();
 }
 
 Status gemm(const GemmArgs& args, cudaStream_t stream) {
@@ -96,7 +137,21 @@ Status gemm(const GemmArgs& args, cudaStream_t stream) {
     return s;
   }
   if (delegated.found) return detail::run_delegated_gemm(args, delegated, stream);
-  return detail::launch_call(kOp, args, stream);
+  if (wide_bias_bytes(args) == 0) return detail::launch_call(kOp, args, stream);
+  if (Status s = check_wide_bias_room(args); !s.ok()) return s;
+  const GemmArgs own = detail::own_kernel_args(args);
+  detail::Call<GemmArgs> call;
+  if (Status s = detail::check_device(kOp, args, stream, &call.caps); !s.ok()) return s;
+  if (Status s = detail::plan_call(kOp, own, &call); !s.ok()) return s;
+  if (Status s = detail::check_workspace(kOp, call.workspace_bytes, own.workspace, own.workspace_bytes); !s.ok()) {
+    return s;
+  }
+  if (Status s = detail::widen_bias(args.epilogue.col_bias, args.epilogue.col_bias_dtype, args.N,
+                                    static_cast<float*>(args.workspace), stream);
+      !s.ok()) {
+    return s;
+  }
+  return call.launcher->run(own, call.plan, stream);
 }
 
 }  // namespace epifuse

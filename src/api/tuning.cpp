@@ -52,7 +52,7 @@ Status selected_kernel(const GemmArgs& args, cudaStream_t stream, std::optional<
     }
     *delegated = plan.found;
   }
-  return selected("gemm", args, launches_nothing, stream, choice);
+  return selected("gemm", detail::own_kernel_args(args), launches_nothing, stream, choice);
 }
 
 Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice,

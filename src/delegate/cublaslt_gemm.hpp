@@ -1,8 +1,8 @@
 // The GEMM delegated to cuBLASLt. epifuse's own GEMM kernels trail cuBLASLt at nearly every shape
 // measured (bench/results/grid/: 0.39-0.98x over Llama-3 8B/70B projections at 1-4200 tokens), so
 // a call whose epilogue cuBLASLt computes exactly as epifuse defines it runs cuBLASLt instead;
-// epifuse's kernels serve what cuBLASLt cannot fuse (scales, row bias, other activations, a bias
-// with a 16-bit D, a residual after the activation, reductions) and forced kernels.
+// epifuse's kernels serve what cuBLASLt cannot fuse (scales, row bias, other activations, an fp32
+// bias with a 16-bit D, a residual after the activation, reductions) and forced kernels.
 #pragma once
 
 #include <array>
@@ -18,8 +18,9 @@
 namespace epifuse::detail {
 
 // For validated args: D = act(alpha·A·Bᵀ + beta·C + col_bias) with act identity, ReLU or GELU
-// (tanh), nothing else in the epilogue, no forced kernel, and C either absent, D itself at D's
-// leading dimension, or disjoint from D.
+// (tanh), nothing else in the epilogue, no forced kernel, C either absent, D itself at D's
+// leading dimension, or disjoint from D, and a 16-bit bias 16-byte aligned. cuBLASLt itself
+// refuses an fp32 bias with a 16-bit D (no algorithm found).
 bool cublaslt_expresses(const GemmArgs& args);
 
 // The workspace a delegated call asks for at most: cuBLAS's recommendation for Hopper.
@@ -37,7 +38,7 @@ struct DelegatedCandidate {
 };
 
 // Everything cuBLASLt's heuristic depends on: a plan's identity in the process's cache.
-using DelegatedPlanKey = std::array<std::int64_t, 18>;
+using DelegatedPlanKey = std::array<std::int64_t, 19>;
 
 struct DelegatedPlan {
   bool found = false;  // cuBLASLt has an algorithm for the call within the workspace

@@ -171,13 +171,15 @@ struct Sm90RuntimeEpilogue {
   using Arguments = typename Tree::Arguments;
 
   // EVT arguments list the children first and the node last; binary levels name them op_0, op_1.
-  // Reductions start from their identity: 0 for sums and for |y| maxima alike.
+  // Reductions start from their identity: 0 for sums and for |y| maxima alike. The kernels read an
+  // fp32 column bias: the API widens a 16-bit one into the workspace before the launch.
   static Arguments arguments(const Epilogue& e) {
+    const auto* col_bias = static_cast<const float*>(e.col_bias);
     const ActivationProgram activation = compile_activation(e.activation, e.leaky_slope, e.clamp_lo, e.clamp_hi);
     if constexpr (kCoverage == EpilogueCoverage::kCastOnly) {
       return {};
     } else if constexpr (kCoverage == EpilogueCoverage::kBiasActivation) {
-      return {{}, {e.col_bias, 0.0f, {}}, BiasActivationArguments{e.alpha, activation}};
+      return {{}, {col_bias, 0.0f, {}}, BiasActivationArguments{e.alpha, activation}};
     } else {
       LinearActivationArguments math;
       math.alpha = e.alpha;
@@ -190,7 +192,7 @@ struct Sm90RuntimeEpilogue {
           {},                       // acc
           {e.row_scale, 1.0f, {}},  // row_scale, absent = 1
           {e.col_scale, 1.0f, {}},  // col_scale, absent = 1
-          {e.col_bias, 0.0f, {}},   // col_bias, absent = 0
+          {col_bias, 0.0f, {}},     // col_bias, absent = 0
           {e.row_bias, 0.0f, {}},   // row_bias, absent = 0
           {e.residual != nullptr},  // C
           math,

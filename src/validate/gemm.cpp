@@ -40,6 +40,18 @@ Status check_sizes_and_types(const GemmArgs& a) {
   return Status::success();
 }
 
+// A column bias is fp32 or D's own 16-bit type (what a bf16 or fp16 nn.Linear holds).
+Status check_col_bias_dtype(const GemmArgs& a) {
+  const DType t = a.epilogue.col_bias_dtype;
+  if (t == DType::kFP32 || (t == a.d_dtype && dtype_bytes(t) == 2)) return Status::success();
+  const int value = static_cast<int>(t);
+  if (value < static_cast<int>(DType::kBF16) || value > static_cast<int>(DType::kFP8E5M2)) {
+    return invalid("epilogue.col_bias_dtype " + std::to_string(value) + " is not a DType");
+  }
+  return Status::not_supported(std::string("gemm: epilogue.col_bias_dtype ") + to_string(t) + " with D " +
+                               to_string(a.d_dtype) + "; a column bias is fp32 or D's type where D is bf16 or fp16");
+}
+
 Status check_epilogue_values(const Epilogue& e) {
   const int kind = static_cast<int>(e.activation);
   if (kind < 0 || kind >= kActivationCount) return invalid("activation " + std::to_string(kind) + " is not an Activation");
@@ -59,21 +71,27 @@ Status check_epilogue_values(const Epilogue& e) {
   return Status::success();
 }
 
-// The fp32 epilogue vectors a call reads or writes, with their lengths (0: not used by this call).
+// The epilogue vectors a call reads or writes, with their lengths (0: not used by this call) and
+// element sizes (fp32 but for a 16-bit column bias).
 struct Vector {
   const char* name;
   const void* ptr;
   std::int64_t length;
   bool output;
+  std::size_t element_bytes = sizeof(float);
 };
 
 std::array<Vector, 9> vectors(const GemmArgs& a) {
   const Epilogue& e = a.epilogue;
-  return {{{"epilogue.row_scale", e.row_scale, a.M, false}, {"epilogue.col_scale", e.col_scale, a.N, false},
-          {"epilogue.col_bias", e.col_bias, a.N, false},   {"epilogue.row_bias", e.row_bias, a.M, false},
-          {"epilogue.row_sum", e.row_sum, a.M, true},      {"epilogue.row_amax", e.row_amax, a.M, true},
-          {"epilogue.col_sum", e.col_sum, a.N, true},      {"epilogue.col_amax", e.col_amax, a.N, true},
-          {"epilogue.amax", e.amax, 1, true}}};
+  return {{{"epilogue.row_scale", e.row_scale, a.M, false},
+           {"epilogue.col_scale", e.col_scale, a.N, false},
+           {"epilogue.col_bias", e.col_bias, a.N, false, dtype_bytes(e.col_bias_dtype)},
+           {"epilogue.row_bias", e.row_bias, a.M, false},
+           {"epilogue.row_sum", e.row_sum, a.M, true},
+           {"epilogue.row_amax", e.row_amax, a.M, true},
+           {"epilogue.col_sum", e.col_sum, a.N, true},
+           {"epilogue.col_amax", e.col_amax, a.N, true},
+           {"epilogue.amax", e.amax, 1, true}}};
 }
 
 // Vectors: aligned, and their byte ranges as inputs or outputs. An empty call reads nothing and
@@ -81,9 +99,9 @@ std::array<Vector, 9> vectors(const GemmArgs& a) {
 Status check_vectors(const GemmArgs& a, bool empty, ByteRanges* inputs, ByteRanges* outputs) {
   for (const Vector& v : vectors(a)) {
     if (v.ptr == nullptr || v.length == 0 || (empty && !v.output)) continue;
-    if (Status s = detail::check_pointer(kOp, v.name, v.ptr, sizeof(float)); !s.ok()) return s;
+    if (Status s = detail::check_pointer(kOp, v.name, v.ptr, v.element_bytes); !s.ok()) return s;
     ByteRange r;
-    if (Status s = detail::bytes_range(kOp, v.name, v.ptr, static_cast<std::uint64_t>(v.length) * sizeof(float), &r);
+    if (Status s = detail::bytes_range(kOp, v.name, v.ptr, static_cast<std::uint64_t>(v.length) * v.element_bytes, &r);
         !s.ok()) {
       return s;
     }
@@ -151,6 +169,7 @@ Status check_aliasing(const GemmArgs& a, bool empty) {
 
 Status validate_gemm_args(const GemmArgs& args) {
   if (Status s = check_sizes_and_types(args); !s.ok()) return s;
+  if (Status s = check_col_bias_dtype(args); !s.ok()) return s;
   if (Status s = check_epilogue_values(args.epilogue); !s.ok()) return s;
   const bool empty = args.M == 0 || args.N == 0;
   if (!empty) {

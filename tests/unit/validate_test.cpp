@@ -101,6 +101,34 @@ TEST(Validate, MisalignedPointers) {
   expect_error(a, StatusCode::kInvalidArgument, "epilogue.col_bias must be 4-byte aligned");
 }
 
+// A column bias is fp32 or D's 16-bit type, aligned to its element, N elements long.
+TEST(Validate, ColumnBiasDtype) {
+  GemmArgs a = valid_args();
+  a.epilogue.col_bias = fake<const void>(kVec + 2);
+  a.epilogue.col_bias_dtype = DType::kBF16;
+  EXPECT_TRUE(validate_gemm_args(a).ok()) << validate_gemm_args(a).to_string();
+  a.epilogue.col_bias = fake<const void>(kVec + 1);
+  expect_error(a, StatusCode::kInvalidArgument, "epilogue.col_bias must be 2-byte aligned");
+  a.epilogue.col_bias = fake<const void>(kD + 2 * 1000 * 333 - 2000);  // its 1000 elements end where D ends
+  expect_error(a, StatusCode::kInvalidArgument, "D overlaps epilogue.col_bias");
+
+  const std::pair<DType, DType> unsupported[] = {{DType::kFP16, DType::kBF16},
+                                                 {DType::kBF16, DType::kFP32},
+                                                 {DType::kFP8E4M3, DType::kBF16}};
+  for (auto [bias_type, d_type] : unsupported) {
+    a = valid_args();
+    a.d_dtype = d_type;
+    a.ldd = 1024;
+    a.epilogue.col_bias = fake<const void>(kVec);
+    a.epilogue.col_bias_dtype = bias_type;
+    expect_error(a, StatusCode::kNotSupported,
+                 std::string("epilogue.col_bias_dtype ") + to_string(bias_type) + " with D " + to_string(d_type));
+  }
+  a = valid_args();
+  a.epilogue.col_bias_dtype = static_cast<DType>(17);
+  expect_error(a, StatusCode::kInvalidArgument, "epilogue.col_bias_dtype 17 is not a DType");
+}
+
 TEST(Validate, LeadingDimensions) {
   GemmArgs a = valid_args();
   a.lda = 512;

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "epifuse/epilogue/activation.hpp"
+#include "epifuse/types.hpp"
 
 namespace epifuse {
 
@@ -29,7 +30,10 @@ struct Epilogue {
   float alpha = 1.0f;                // finite
   const float* row_scale = nullptr;  // [M] fp32, 4-byte aligned
   const float* col_scale = nullptr;  // [N] fp32, 4-byte aligned
-  const float* col_bias = nullptr;   // [N] fp32, 4-byte aligned (nn.Linear bias)
+  // [N] nn.Linear's bias, of col_bias_dtype: fp32, or D's type where D is bf16 or fp16 (a bf16
+  // model's own bias, read as is), aligned to its element.
+  const void* col_bias = nullptr;
+  DType col_bias_dtype = DType::kFP32;
   const float* row_bias = nullptr;   // [M] fp32, 4-byte aligned
 
   Activation activation = Activation::kIdentity;
