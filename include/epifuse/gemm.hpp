@@ -24,10 +24,10 @@
 // call with column reductions must have them; otherwise they are optional: stream-K kernels (few
 // tiles for the GPU) share tiles through them, and a call given less runs whole tiles instead.
 // A 16-bit column bias on a call epifuse's own kernel runs is widened to fp32 at the workspace's
-// start (N·4 bytes rounded up to 256, counted by the query); a call given less returns
-// kInvalidArgument and launches nothing.
+// start (N·4 bytes rounded up to 256, counted by the query, also for a delegated call); a call
+// given less returns kInvalidArgument and launches nothing.
 // Delegation: a call whose epilogue cuBLASLt computes exactly as epifuse defines it (alpha, a
-// column bias in D's type, 16-byte aligned, or fp32 with an fp32 D; identity, ReLU or GELU-tanh;
+// column bias 16-byte aligned, in D's type or fp32 with an fp32 D; identity, ReLU or GELU-tanh;
 // a residual added before the activation) runs cuBLASLt, where epifuse's own GEMM kernels are
 // measured slower; a forced kernel never does. selected_kernel() (tuning.hpp) says which runs.
 #pragma once

@@ -33,7 +33,9 @@ std::optional<KernelKey> find_kernel(std::string_view kernel_name);
 // delegates narrow weights with a long K to cuBLASLt + epifuse's act·mul kernel when no kernel
 // is forced and the workspace holds the fp32 product (gated_mlp.hpp). `*delegated` (when given)
 // says whether the call would be delegated; `choice` is then the epifuse kernel that runs the
-// call when forced (args.kernel = *choice), which is how to opt out.
+// call when forced (args.kernel = *choice), which is how to opt out (query the workspace again
+// for the forced call: stream-K partials and a 16-bit bias's fp32 copy are counted there). A call
+// that is not delegated and whose workspace cannot hold its 16-bit bias's copy returns gemm()'s error.
 Status selected_kernel(const GemmArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice,
                        bool* delegated = nullptr);
 Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice,

@@ -19,8 +19,9 @@ def _bias_dtype(activation: str, weight_dtype: torch.dtype) -> torch.dtype:
 class Linear(torch.nn.Module):
     """y = act(alpha · x·Wᵀ + b) (+ beta · residual), one kernel. Weight [out, in] as nn.Linear's.
     The bias is kept in the weight's dtype where the activation is one cuBLASLt's epilogue computes
-    (identity, relu, gelu_tanh: such a call may run cuBLASLt, which takes a 16-bit bias only), in
-    fp32 otherwise (epifuse's kernels add it in fp32, so no call widens it)."""
+    (identity, relu, gelu_tanh: such a call may run cuBLASLt, which takes a 16-bit bias only; one
+    with a residual runs epifuse's kernels, which widen it per call), in fp32 otherwise (epifuse's
+    kernels add it in fp32 and read it as it is)."""
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, activation: str = "identity",
                  alpha: float = 1.0, *, device=None, dtype=torch.bfloat16):
@@ -47,7 +48,8 @@ class Linear(torch.nn.Module):
 
     @classmethod
     def from_linear(cls, linear: torch.nn.Linear, activation: str = "identity", alpha: float = 1.0) -> "Linear":
-        """Shares `linear`'s weight (no copy) and its bias where the bias keeps its dtype (see the class)."""
+        """Shares `linear`'s weight (no copy), and its bias where that is in the dtype the class keeps;
+        any other bias is copied to fp32."""
         module = cls.__new__(cls)
         torch.nn.Module.__init__(module)
         if activation not in ops.GEMM_ACTIVATIONS:
@@ -56,8 +58,9 @@ class Linear(torch.nn.Module):
         module.activation, module.alpha = activation, alpha
         module.weight = torch.nn.Parameter(linear.weight.detach(), requires_grad=False)
         if linear.bias is not None:
-            bias_dtype = _bias_dtype(activation, linear.weight.dtype)
-            module.bias = torch.nn.Parameter(linear.bias.detach().to(bias_dtype), requires_grad=False)
+            keeps = linear.bias.dtype == _bias_dtype(activation, linear.weight.dtype)
+            bias = linear.bias.detach() if keeps else linear.bias.detach().float()  # never rounds it
+            module.bias = torch.nn.Parameter(bias, requires_grad=False)
         else:
             module.register_parameter("bias", None)
         return module

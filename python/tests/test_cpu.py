@@ -300,3 +300,14 @@ def test_chunked_mlp_argument_errors():
         epifuse.mlp(meta(9, 64), meta(192, 64), meta(48, 96))
     with pytest.raises(RuntimeError, match="epifuse.mlp is inference only"):
         epifuse.mlp(meta(9, 64), packed, meta(48, 96).requires_grad_(True), chunk_tokens=4)
+
+
+@pytest.mark.parametrize("activation,bias_dtype,kept", [("gelu_tanh", BF16, BF16), ("silu", BF16, torch.float32),
+                                                        ("gelu_tanh", torch.float32, torch.float32)])
+def test_linear_from_linear_never_rounds_its_bias(activation, bias_dtype, kept):
+    linear = torch.nn.Linear(8, 4, dtype=BF16)
+    linear.bias = torch.nn.Parameter(torch.randn(4, dtype=bias_dtype) * 1e-3 + 1, requires_grad=False)
+    module = epifuse.nn.Linear.from_linear(linear, activation)
+    assert module.bias.dtype == kept
+    assert torch.equal(module.bias.double(), linear.bias.double())
+    assert (module.bias.data_ptr() == linear.bias.data_ptr()) == (bias_dtype == kept)

@@ -39,6 +39,9 @@ Status gemm_delegation(const GemmArgs& args, cudaStream_t stream, std::size_t ma
 // workspace's start and the workspace by what follows it (api/gemm.cpp widens it there before
 // the launch); a workspace too small for the copy leaves none (enough for a query or a choice).
 GemmArgs own_kernel_args(const GemmArgs& args);
+// What gemm() says of a call epifuse's own kernel runs whose workspace cannot hold the fp32 copy
+// of its 16-bit bias (success where there is none to widen or room for it).
+Status check_own_kernel_workspace(const GemmArgs& args);
 
 // Every operand pointer of a call, for the opt-in pointer check.
 std::vector<NamedPointer> operand_pointers(const GemmArgs& args);

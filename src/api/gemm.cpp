@@ -2,7 +2,9 @@
 // the workspace, launch (after widening a 16-bit column bias for epifuse's own kernels).
 #include "epifuse/gemm.hpp"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "api/call.hpp"
@@ -44,6 +46,9 @@ std::size_t wide_bias_bytes(const GemmArgs& a) {
 
 Status check_wide_bias_room(const GemmArgs& a) {
   const std::size_t needed = wide_bias_bytes(a);
+  if (a.workspace != nullptr && reinterpret_cast<std::uintptr_t>(a.workspace) % 16 != 0) {
+    return Status::invalid_argument("gemm: the workspace must be 16-byte aligned (it holds the widened column bias)");
+  }
   if (a.workspace != nullptr && a.workspace_bytes >= needed) return Status::success();
   return Status::invalid_argument(std::string("gemm: a ") + to_string(a.epilogue.col_bias_dtype) +
                                   " epilogue.col_bias on a call epifuse's own kernel runs is widened to fp32 in the "
@@ -56,6 +61,10 @@ Status check_wide_bias_room(const GemmArgs& a) {
 }  // namespace
 
 namespace detail {
+
+Status check_own_kernel_workspace(const GemmArgs& args) {
+  return wide_bias_bytes(args) == 0 ? Status::success() : check_wide_bias_room(args);
+}
 
 GemmArgs own_kernel_args(const GemmArgs& args) {
   const std::size_t bias_bytes = wide_bias_bytes(args);
@@ -115,9 +124,16 @@ Status gemm_workspace_size(const GemmArgs& args, cudaStream_t stream, std::size_
   detail::DelegatedPlan delegated;
   if (Status s = detail::gemm_delegation(args, stream, detail::kDelegatedWorkspaceCap, &delegated); !s.ok()) return s;
   if (delegated.found) {
-    // Room to align the workspace, as cuBLASLt wants it.
+    // Room to align the workspace, as cuBLASLt wants it. With a 16-bit bias, also room for its
+    // fp32 copy, in case cuBLASLt finds no algorithm within the workspace the call is given and
+    // epifuse's kernels run whole tiles on it instead.
     *bytes = delegated.workspace_bytes() > 0 ? delegated.workspace_bytes() + detail::kDelegatedWorkspaceAlignment : 0;
+    *bytes = std::max(*bytes, wide_bias_bytes(args));
     return Status::success();
+  }
+  if (wide_bias_bytes(args) > 0) {
+    const detail::DeviceCaps* caps = nullptr;  // the opt-in pointer check sees the caller's own bias
+    if (Status s = detail::check_device(kOp, args, stream, &caps); !s.ok()) return s;
   }
   if (Status s = detail::call_workspace_bytes(kOp, detail::own_kernel_args(args), stream, bytes); !s.ok()) return s;
   *bytes += wide_bias_bytes(args);
@@ -138,10 +154,10 @@ Status gemm(const GemmArgs& args, cudaStream_t stream) {
   }
   if (delegated.found) return detail::run_delegated_gemm(args, delegated, stream);
   if (wide_bias_bytes(args) == 0) return detail::launch_call(kOp, args, stream);
-  if (Status s = check_wide_bias_room(args); !s.ok()) return s;
-  const GemmArgs own = detail::own_kernel_args(args);
   detail::Call<GemmArgs> call;
   if (Status s = detail::check_device(kOp, args, stream, &call.caps); !s.ok()) return s;
+  if (Status s = check_wide_bias_room(args); !s.ok()) return s;
+  const GemmArgs own = detail::own_kernel_args(args);
   if (Status s = detail::plan_call(kOp, own, &call); !s.ok()) return s;
   if (Status s = detail::check_workspace(kOp, call.workspace_bytes, own.workspace, own.workspace_bytes); !s.ok()) {
     return s;

@@ -45,14 +45,18 @@ Status selected_kernel(const GemmArgs& args, cudaStream_t stream, std::optional<
   if (delegated != nullptr) *delegated = false;
   if (Status s = validate_gemm_args(args); !s.ok()) return s;
   const bool launches_nothing = args.M == 0 || args.N == 0;
-  if (delegated != nullptr && !launches_nothing) {
-    detail::DelegatedPlan plan;
-    if (Status s = detail::gemm_delegation(args, stream, detail::usable_delegated_workspace(args), &plan); !s.ok()) {
-      return s;
-    }
-    *delegated = plan.found;
+  if (launches_nothing) return Status::success();
+  detail::DelegatedPlan plan;
+  if (Status s = detail::gemm_delegation(args, stream, detail::usable_delegated_workspace(args), &plan); !s.ok()) {
+    return s;
   }
-  return selected("gemm", detail::own_kernel_args(args), launches_nothing, stream, choice);
+  if (delegated != nullptr) *delegated = plan.found;
+  if (!plan.found) {
+    const detail::DeviceCaps* caps = nullptr;  // as gemm(): the device first, then the bias's room
+    if (Status s = detail::check_device("gemm", args, stream, &caps); !s.ok()) return s;
+    if (Status s = detail::check_own_kernel_workspace(args); !s.ok()) return s;
+  }
+  return selected("gemm", detail::own_kernel_args(args), false, stream, choice);
 }
 
 Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optional<KernelChoice>* choice,

@@ -258,9 +258,9 @@ bool cublaslt_expresses(const GemmArgs& args) {
   if (args.a_dtype != args.b_dtype || (args.a_dtype != DType::kBF16 && args.a_dtype != DType::kFP16)) return false;
   if (args.d_dtype != args.a_dtype && args.d_dtype != DType::kFP32) return false;
   if (e.row_scale || e.col_scale || e.row_bias || e.has_reductions()) return false;
-  // cuBLASLt's epilogue reads its bias in wide vectors (16-byte alignment, the conservative
-  // assumption); a 16-bit bias off that runs epifuse's kernels on its fp32 copy.
-  if (e.col_bias != nullptr && e.col_bias_dtype != DType::kFP32 && alignment_of(e.col_bias) < 16) return false;
+  // cuBLASLt's epilogue may read its bias in 16-byte vectors (not documented; the conservative
+  // assumption), so a bias off 16 bytes runs epifuse's kernels.
+  if (e.col_bias != nullptr && alignment_of(e.col_bias) < 16) return false;
   if (e.activation != Activation::kIdentity && e.activation != Activation::kReLU &&
       e.activation != Activation::kGeluTanh) {
     return false;

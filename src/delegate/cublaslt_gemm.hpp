@@ -19,8 +19,8 @@ namespace epifuse::detail {
 
 // For validated args: D = act(alpha·A·Bᵀ + beta·C + col_bias) with act identity, ReLU or GELU
 // (tanh), nothing else in the epilogue, no forced kernel, C either absent, D itself at D's
-// leading dimension, or disjoint from D, and a 16-bit bias 16-byte aligned. cuBLASLt itself
-// refuses an fp32 bias with a 16-bit D (no algorithm found).
+// leading dimension, or disjoint from D, and a bias 16-byte aligned. cuBLASLt itself refuses an
+// fp32 bias with a 16-bit D (no algorithm found).
 bool cublaslt_expresses(const GemmArgs& args);
 
 // The workspace a delegated call asks for at most: cuBLAS's recommendation for Hopper.

@@ -1,13 +1,17 @@
 // A column bias in D's 16-bit type (what a bf16 or fp16 nn.Linear holds): cuBLASLt runs the
 // epilogues it computes, epifuse's own kernels read an fp32 copy widened into the workspace, and
 // both pass the one-rounding check; a bias off 16 bytes, a workspace too small for the copy and
-// a CUDA graph around the widening.
+// a CUDA graph around the widening; every 16-bit pattern widened exactly.
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include <cuda_runtime_api.h>
 
 #include "epifuse/tuning.hpp"
+#include "kernels/widen_bias.hpp"
+#include "reference/numeric.hpp"
 #include "tests/gpu/gpu_test.hpp"
 
 namespace epifuse::testing {
@@ -23,6 +27,27 @@ bool delegated_call(const GemmArgs& args) {
   bool delegated = false;
   EXPECT_TRUE(selected_kernel(args, nullptr, &choice, &delegated).ok());
   return delegated;
+}
+
+// Widening is exact for every 16-bit pattern (subnormals, the largest finite values, ±inf and
+// NaN), over more elements than one pass of the widening's grid covers.
+TEST_F(GemmBiasDtype, WideningIsExactForEveryPattern) {
+  constexpr std::int64_t kPatterns = 1 << 16, kCopies = 5;
+  std::vector<std::uint16_t> host(kPatterns * kCopies);
+  for (std::int64_t i = 0; i < kPatterns * kCopies; ++i) host[i] = static_cast<std::uint16_t>(i % kPatterns);
+  DeviceBuffer narrow(host.size() * 2), wide(host.size() * sizeof(float));
+  narrow.upload(host.data(), narrow.bytes());
+  for (DType t : {DType::kBF16, DType::kFP16}) {
+    ASSERT_TRUE(detail::widen_bias(narrow.data(), t, static_cast<std::int64_t>(host.size()), wide.as<float>(), nullptr).ok());
+    std::vector<float> got(host.size());
+    EPIFUSE_CHECK_CUDA(cudaMemcpy(got.data(), wide.data(), wide.bytes(), cudaMemcpyDeviceToHost));
+    std::int64_t wrong = 0;
+    for (std::size_t i = 0; i < host.size(); ++i) {
+      const float want = reference::load_as_float(host.data(), t, static_cast<std::int64_t>(i));
+      wrong += std::isnan(want) ? !std::isnan(got[i]) : got[i] != want;
+    }
+    EXPECT_EQ(wrong, 0) << to_string(t);
+  }
 }
 
 // cuBLASLt's epilogues (bias, bias + ReLU, bias + GELU) delegate; the same call forced onto the
@@ -105,7 +130,8 @@ TEST_F(GemmBiasDtype, BiasOffSixteenBytesRunsOwnKernel) {
   EXPECT_TRUE(r.passed) << r.text;
 }
 
-// An own-kernel call given less workspace than the fp32 copy needs is rejected and writes nothing.
+// An own-kernel call given less workspace than the fp32 copy needs, or a misaligned one, is
+// rejected and writes nothing; selected_kernel says the same.
 TEST_F(GemmBiasDtype, WideningNeedsItsWorkspace) {
   GemmCase c = {333, 1000, 520, DType::kBF16, DType::kBF16, 0, 0,
                 {.col_bias = true, .activation = Activation::kSiLU}};
@@ -118,8 +144,14 @@ TEST_F(GemmBiasDtype, WideningNeedsItsWorkspace) {
   expect_rejected(gemm(small, nullptr), StatusCode::kInvalidArgument,
                   "bf16 epilogue.col_bias on a call epifuse's own kernel runs is widened to fp32 in the workspace, "
                   "which needs 4096 bytes for it but holds 3984");
+  std::optional<KernelChoice> choice;
+  expect_rejected(selected_kernel(small, nullptr, &choice), StatusCode::kInvalidArgument, "but holds 3984");
   small.workspace = nullptr;
   expect_rejected(gemm(small, nullptr), StatusCode::kInvalidArgument, "needs 4096 bytes for it but holds 0");
+  small = p.args();
+  small.workspace = static_cast<char*>(small.workspace) + 4;
+  small.workspace_bytes -= 16;
+  expect_rejected(gemm(small, nullptr), StatusCode::kInvalidArgument, "the workspace must be 16-byte aligned");
   EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
   const std::vector<std::uint8_t> d = p.d().download();
   EXPECT_TRUE(std::all_of(d.begin(), d.end(), [](std::uint8_t b) { return b == kPoisonByte; }));

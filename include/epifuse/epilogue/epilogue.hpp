@@ -31,7 +31,8 @@ struct Epilogue {
   const float* row_scale = nullptr;  // [M] fp32, 4-byte aligned
   const float* col_scale = nullptr;  // [N] fp32, 4-byte aligned
   // [N] nn.Linear's bias, of col_bias_dtype: fp32, or D's type where D is bf16 or fp16 (a bf16
-  // model's own bias, read as is), aligned to its element.
+  // model's own bias; cuBLASLt reads it as it is where a call is delegated, epifuse's kernels an
+  // fp32 copy in the workspace, gemm.hpp), aligned to its element.
   const void* col_bias = nullptr;
   DType col_bias_dtype = DType::kFP32;
   const float* row_bias = nullptr;   // [M] fp32, 4-byte aligned
