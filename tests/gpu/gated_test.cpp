@@ -91,6 +91,12 @@ std::vector<GatedCase> features() {
                              {270, 7168}, {401, 7168}, {433, 9472}, {785, 7168}, {790, 8448}}) {
     cases.push_back({M, N, 1024, DType::kBF16, kActivations[M % 4], true});
   }
+  // Decode past one wave of swapped 128x32 tiles (148 weight tiles, K 2048): the stream-K twin as
+  // dispatch picks it (one and two token tiles, a partial last one), whole tiles where the last wave
+  // is half full (2N / 128 = 232).
+  for (const auto& [M, N] : {std::pair{1, 9472}, {29, 9472}, {37, 9472}, {5, 14848}}) {
+    cases.push_back({M, N, 2048, DType::kBF16, kActivations[M % 4], M != 29});
+  }
   GatedCase clamped{333, 1000, 520};
   clamped.limit = 0.75f;  // well inside the unit-variance gate and up: clamps often
   cases.push_back(clamped);

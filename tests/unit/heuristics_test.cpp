@@ -243,7 +243,9 @@ GatedMlpArgs gated(std::int64_t M, std::int64_t N = 1000, std::int64_t K = 520, 
 // The shape classes of src/dispatch/sm90/gated_mlp_heuristics.cpp, and the fp16 fallbacks.
 TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   const std::pair<std::int64_t, const char*> expected[] = {
-      {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},      {64, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
+      {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},      {32, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
+      {33, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk"},
+      {64, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk"},
       {65, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},      {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       // The tiling that pads least: one token tile of 144 to 224, two of 144, 160 or 224,
       // 96-token pairs (192 rows), 128-token pairs, unswapped 128-row tiles.
@@ -378,16 +380,16 @@ TEST(GatedMlpHeuristics, WarpMmaKernelsAreForcedOnly) {
       << selecting(forced).message();
 }
 
-// Narrow N: 32-token tiles up to 256 tokens where 128-row tiles would be few, and stream-K where
-// whole tiles fill their last wave below 80 % and K >= 8192.
+// Narrow N: 32-token tiles up to 256 tokens where 128-row tiles would be few; stream-K below half a
+// wave where K >= 8192, and past one wave as in DecodeSharesAShortLastWave.
 TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
   const char* swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
   const char* swap32_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk";
   const char* swap128_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk";
   EXPECT_EQ(chosen(gated(1, 320, 9536)), swap32_stream_k);
   EXPECT_EQ(chosen(gated(3, 9088, 31744)), swap32_stream_k);        // 142 tiles: a second wave of 10
-  EXPECT_EQ(chosen(gated(1, 14336, 4096)), swap32);                 // K below 8192
-  EXPECT_EQ(chosen(gated(1, 28672, 8192)), swap32);                 // 448 tiles fill 85 %
+  EXPECT_EQ(chosen(gated(1, 14336, 4096)), swap32);                 // 224 tiles: a last wave of 92
+  EXPECT_EQ(chosen(gated(1, 28672, 8192)), swap32_stream_k);        // 448 tiles: a last wave of 52
   EXPECT_EQ(chosen(gated(110, 256, 4992)), swap32);
   EXPECT_EQ(chosen(gated(128, 2048, 8192)), swap32);                // 128 tiles fill 97 %
   EXPECT_EQ(chosen(gated(142, 1792, 52032)), swap32_stream_k);
@@ -402,6 +404,25 @@ TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
   EXPECT_EQ(chosen(gated(1, 320, 9536), whole), swap32);
   EXPECT_EQ(chosen(gated(300, 1856, 34112), whole), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
   EXPECT_EQ(chosen(gated(2038, 768, 54016), whole), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
+}
+
+// Past one wave of swapped 128x32 tiles: stream-K where CUTLASS's heuristic mode shares the last two
+// waves (the last below half of the 132 SMs), whole tiles fill their waves below 85 % and K >= 2048.
+TEST(GatedMlpHeuristics, DecodeSharesAShortLastWave) {
+  const char* swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
+  const char* swap32_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk";
+  EXPECT_EQ(chosen(gated(1, 18944, 3584)), swap32_stream_k);  // Qwen2.5-7B: 296 tiles, last wave 32, 75 %
+  EXPECT_EQ(chosen(gated(8, 17920, 5120)), swap32_stream_k);  // Phi-3 medium: 280, last 16, 71 %
+  EXPECT_EQ(chosen(gated(32, 28672, 8192)), swap32_stream_k); // Llama-3 70B: 448, last 52, 84.8 %
+  EXPECT_EQ(chosen(gated(33, 28672, 8192)), swap32);          // 896 tiles: a last wave of 104
+  EXPECT_EQ(chosen(gated(9, 14336, 3584)), swap32);           // Gemma-2 9B: 224, last 92
+  EXPECT_EQ(chosen(gated(1, 29568, 8192)), swap32);           // Qwen2.5-72B: 462, last 66 (half)
+  EXPECT_EQ(chosen(gated(1, 53248, 16384)), swap32);          // Llama-3 405B: 832, last 40, 90 %
+  EXPECT_EQ(chosen(gated(1, 8192, 2048)), swap32);            // Llama-3.2 1B: 128 tiles, one wave
+  EXPECT_EQ(chosen(gated(34, 4672, 6592)), swap32_stream_k);  // 146 tiles, last 14
+  EXPECT_EQ(chosen(gated(6, 26560, 1728)), swap32);           // 415 tiles, last 19, but K < 2048
+  EXPECT_EQ(chosen(gated(7, 13120, 3264)), swap32);           // 205 tiles, last 73
+  EXPECT_EQ(chosen(gated(2, 13440, 14336)), swap32);          // 210 tiles, last 78: CUTLASS would run them whole
 }
 
 // A stream-K choice whose tiles make less than one wave shares them all (StreamKMode::kShareTail)

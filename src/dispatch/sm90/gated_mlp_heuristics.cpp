@@ -28,10 +28,10 @@
 //                 640 tokens, as far as it was swept);
 //                 unswapped 128-row tiles (any number), pingpong 128x128 1x2
 //   otherwise  -> pingpong 128x128, cluster 1x2
-// Stream-K: where whole tiles would fill their last wave of SMs below 80 % and K is at least 8192,
-// the swapped 128x32 (M <= 256; not for one wave at least half full) or a swapped
-// cooperative 128x128 (M > 256) stream-K kernel shares the K loop of the tiles among the SMs
-// instead (narrow N: 0.28-0.93x became 0.50-1.03x).
+// Stream-K: the swapped 128x32 (M <= 256) below half a wave at K >= 8192, and past one wave where
+// the last is below half full, the waves below 85 % full and K >= 2048 (whole_or_stream_k); a
+// swapped cooperative 128x128 (M > 256) stream-K kernel where whole tiles would fill their last
+// wave of SMs below 80 % and K is at least 8192 (narrow N: 0.28-0.93x became 0.50-1.03x).
 // A stream-K kernel whose tiles make less than one wave launches in the share-tail mode where the
 // wave model prices sharing them all below running them whole (stream_k_mode below).
 // Delegated to cuBLASLt + act·mul (src/delegate/cublaslt_gated.hpp): narrow weights with K of
@@ -199,19 +199,31 @@ double wave_fill(std::int64_t tiles, std::int64_t sm_count) {
   return static_cast<double>(tiles) / static_cast<double>(ceil_div(tiles, sm_count) * sm_count);
 }
 
-// Whole tiles, or stream-K where they would leave the last wave's SMs idle and K is long; not
-// where the tiles make one wave at least half full. There CUTLASS's heuristic mode runs them whole
-// too, yet slower than the whole-tile kernel: at 44 such shapes of few tokens (66-131 swapped
-// 128x32 tiles) whole tiles ran 1.127x as fast (0.98-1.37x) as the stream-K kernel, and 1.065x
-// (0.93-1.23x) as fast as it in its share-tail mode; below half a wave, at K >= 8192, the stream-K
-// kernel ran 1.04x as fast as whole tiles (11 shapes, 0.91-1.35x;
-// bench/results/tuning/issue9/stream-k-share-tail/few-tokens*.json).
+constexpr std::int64_t kPastOneWaveStreamKMinK = 2048;
+constexpr double kPastOneWaveStreamKBelowWaveFill = 0.85;
+
+// The swapped 128x32 tiles whole, or its stream-K twin. CUTLASS's heuristic mode shares tiles only
+// where the last wave is less than half full (else it runs every tile whole, on a kernel slower
+// than the whole-tile one): at 44 shapes of few tokens whose 66-131 tiles make one wave at least
+// half full, whole tiles ran 1.127x as fast (0.98-1.37x) as the stream-K kernel, and 1.065x
+// (0.93-1.23x) as fast as it in its share-tail mode
+// (bench/results/tuning/issue9/stream-k-share-tail/few-tokens*.json). Below one wave: stream-K
+// where K >= 8192 (below half a wave it ran 1.04x as fast as whole tiles, 11 shapes, 0.91-1.35x).
+// Past one wave: stream-K where CUTLASS shares the last two waves, whole tiles fill their waves
+// below 85 % and K >= 2048 (decode on Qwen2.5-7B, Phi-3 medium and Llama-3 70B, 296, 280 and 448
+// tiles: stream-K 1.02-1.09x as fast; Llama-3 8B and Gemma-2 9B, 224 tiles whose last wave is 70 %
+// full: whole tiles as fast or faster; bench/results/tuning/issue9/decode-stream-k/).
 Configuration whole_or_stream_k(const GatedMlpArgs& args, std::int64_t tiles, std::int64_t sm_count,
                                 const Configuration& whole, const Configuration& stream_k) {
-  const bool one_wave_half_full_or_more = 2 * tiles >= sm_count && tiles < sm_count;
-  return args.w.K >= kStreamKMinK && wave_fill(tiles, sm_count) < kStreamKBelowWaveFill && !one_wave_half_full_or_more
-             ? stream_k
-             : whole;
+  if (tiles > sm_count) {
+    const std::int64_t last_wave = tiles % sm_count;
+    const bool tail_shared = last_wave != 0 && 2 * last_wave < sm_count;
+    return tail_shared && args.w.K >= kPastOneWaveStreamKMinK &&
+                   wave_fill(tiles, sm_count) < kPastOneWaveStreamKBelowWaveFill
+               ? stream_k
+               : whole;
+  }
+  return args.w.K >= kStreamKMinK && 2 * tiles < sm_count ? stream_k : whole;
 }
 
 // Rows a tiling of `tile` tokens computes, with `pair` tiles per cluster along the tokens.
