@@ -212,7 +212,7 @@ constexpr double kPastOneWaveStreamKBelowWaveFill = 0.85;
 // Past one wave: stream-K where CUTLASS shares the last two waves, whole tiles fill their waves
 // below 85 % and K >= 2048. Decode on Qwen2.5-7B and Phi-3 medium (296 and 280 tiles): stream-K
 // 1.04-1.09x as fast on an H200, 1.01-1.07x on an H100; Llama-3 70B (448 tiles, 84.8 % full)
-// 1.02-1.03x on the H200, within 1 % on the H100, where Llama-3 8B and Gemma-2 9B at 33-64 tokens
+// 1.02-1.03x on the H200, within 1.2 % on the H100, where Llama-3 8B and Gemma-2 9B at 33-64 tokens
 // (448 tiles) ran 0.98-1.00x; 224 tiles with a last wave of 92 stay whole (the stream-K kernel
 // would run them whole). bench/results/tuning/issue9/decode-stream-k/.
 Configuration whole_or_stream_k(const GatedMlpArgs& args, std::int64_t tiles, std::int64_t sm_count,
