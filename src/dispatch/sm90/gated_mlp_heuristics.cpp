@@ -126,6 +126,13 @@ constexpr double kPingpongTileKSteps = 2048;
 constexpr double kStreamKShareCost = 1.0;
 constexpr double kStreamKFixedKSteps = 3000;
 
+// Whether CUTLASS's stream-K scheduler in its heuristic mode shares any tiles: only where the last
+// wave of `tiles` is not full and less than half full (tile_scheduler_params.h, get_num_sk_tiles).
+bool heuristic_mode_shares(std::int64_t tiles, std::int64_t sm_count) {
+  const std::int64_t last_wave = tiles % sm_count;
+  return last_wave != 0 && 2 * last_wave < sm_count;
+}
+
 double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64_t sm_count, StreamKMode mode) {
   const Configuration& c = k.config;
   const std::int64_t tiles = output_tiles(c, args);
@@ -136,9 +143,9 @@ double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64
   // waves' tiles over the SMs, where a tile's K loop has more than 8 iterations and the last wave
   // is less than half full (its heuristic mode) or not full (its StreamK mode, kShareTail, which
   // dispatch launches only where all tiles make less than one wave); else every tile runs whole.
-  const std::int64_t last_wave = tiles % sm_count;
-  const bool shared = mode == StreamKMode::kShareTail ? tiles < sm_count : 2 * last_wave < sm_count;
-  if (c.decomposition == Decomposition::kStreamK && last_wave != 0 && shared && ceil_div(args.w.K, c.tile.k) > 8) {
+  const bool shared = mode == StreamKMode::kShareTail ? tiles % sm_count != 0 && tiles < sm_count
+                                                      : heuristic_mode_shares(tiles, sm_count);
+  if (c.decomposition == Decomposition::kStreamK && shared && ceil_div(args.w.K, c.tile.k) > 8) {
     const std::int64_t whole_waves = std::max<std::int64_t>(tiles / sm_count - 1, 0);
     const std::int64_t shared_tiles = tiles - whole_waves * sm_count;
     return static_cast<double>(whole_waves) * tile_time +
@@ -217,15 +224,11 @@ constexpr double kPastOneWaveStreamKBelowWaveFill = 0.85;
 // would run them whole). bench/results/tuning/issue9/decode-stream-k/.
 Configuration whole_or_stream_k(const GatedMlpArgs& args, std::int64_t tiles, std::int64_t sm_count,
                                 const Configuration& whole, const Configuration& stream_k) {
-  if (tiles > sm_count) {
-    const std::int64_t last_wave = tiles % sm_count;
-    const bool tail_shared = last_wave != 0 && 2 * last_wave < sm_count;
-    return tail_shared && args.w.K >= kPastOneWaveStreamKMinK &&
-                   wave_fill(tiles, sm_count) < kPastOneWaveStreamKBelowWaveFill
-               ? stream_k
-               : whole;
-  }
-  return args.w.K >= kStreamKMinK && 2 * tiles < sm_count ? stream_k : whole;
+  if (!heuristic_mode_shares(tiles, sm_count)) return whole;
+  if (tiles < sm_count) return args.w.K >= kStreamKMinK ? stream_k : whole;
+  return args.w.K >= kPastOneWaveStreamKMinK && wave_fill(tiles, sm_count) < kPastOneWaveStreamKBelowWaveFill
+             ? stream_k
+             : whole;
 }
 
 // Rows a tiling of `tile` tokens computes, with `pair` tiles per cluster along the tokens.
