@@ -150,6 +150,31 @@ class WeightDescriptor {
   PFN_cuTensorMapEncodeTiled_v12000 encode_ = nullptr;
 };
 
+// The TMA descriptor cache where a decode step defeats it and where it does not: the packed
+// weight at 80 addresses in turn (80 layers' weights, each seen once per step), and x at a new
+// address at every call, more addresses than the cache keeps (x's descriptor encoded every call).
+// The addresses are offsets into one allocation: what the kernels read does not matter here.
+std::vector<nlohmann::json> time_calls_over_addresses(const testing::GatedProblem& problem, int calls,
+                                                       cudaStream_t stream) {
+  constexpr std::size_t kLayers = 80, kXAddresses = 5000, kWeightStep = 256, kXStep = 16;
+  const GatedMlpArgs base = problem.args();
+  const std::size_t weight_bytes = static_cast<std::size_t>(2 * base.w.N) * base.w.ld * 2;
+  const std::size_t x_bytes = static_cast<std::size_t>(base.M) * base.ldx * 2;
+  const testing::DeviceBuffer weights(weight_bytes + kLayers * kWeightStep), xs(x_bytes + kXAddresses * kXStep);
+  std::size_t layer = 0, x_address = 0;
+  GatedMlpArgs args = base;
+  nlohmann::json by_layer = time_calls("gated", "1x14336x4096, 80 weights in turn", calls, [&](cudaStream_t s) {
+    args.w.weight = weights.as<char>() + kWeightStep * (layer++ % kLayers);
+    return gated_mlp(args, s);
+  }, stream);
+  args = base;
+  nlohmann::json new_x = time_calls("gated", "1x14336x4096, x new every call", calls, [&](cudaStream_t s) {
+    args.x = xs.as<char>() + kXStep * (x_address++ % kXAddresses);
+    return gated_mlp(args, s);
+  }, stream);
+  return {by_layer, new_x};
+}
+
 }  // namespace
 
 nlohmann::json measure_host_cost(int calls) {
@@ -174,6 +199,7 @@ nlohmann::json measure_host_cost(int calls) {
                             [&](cudaStream_t s) { return gemm(bias_gelu_problem.args(), s); }, stream));
   rows.push_back(time_calls("gated", "1x14336x4096", calls,
                             [&](cudaStream_t s) { return gated_mlp(gated_problem.args(), s); }, stream));
+  for (nlohmann::json& row : time_calls_over_addresses(gated_problem, calls, stream)) rows.push_back(row);
   // Where a gated call's time goes: validation alone; validation, the stream's device, the choice
   // and the workspace size (all but encoding the TMA descriptors and launching); the runtime
   // queries that check the stream's device; the pair of capture-mode exchanges around the

@@ -2,6 +2,8 @@
 #include <cuda_runtime_api.h>
 
 #include "epifuse/detail/cutlass_driver_calls.hpp"
+#include "epifuse/detail/relaxed_capture.hpp"
+#include "kernels/tensor_map_cache.hpp"
 
 namespace epifuse::detail {
 namespace {
@@ -26,10 +28,24 @@ CUresult encode_tensor_map_tiled(CUtensorMap* tensor_map, CUtensorMapDataType da
                                  const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
                                  CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2_promotion,
                                  CUtensorMapFloatOOBfill oob_fill) {
+  thread_local TensorMapCache cache;
+  const std::optional<TensorMapKey> key =
+      TensorMapKey::of(data_type, rank, global_address, global_dim, global_strides, box_dim, element_strides,
+                       interleave, swizzle, l2_promotion, oob_fill);
+  if (key) {
+    if (const CUtensorMap* kept = cache.find(*key)) {
+      *tensor_map = *kept;
+      return CUDA_SUCCESS;
+    }
+  }
+  // The lookup and the encode are host-only driver calls that Global-mode capture may refuse.
+  const RelaxedCaptureMode relaxed;
   static const PFN_cuTensorMapEncodeTiled_v12000 encode = resolve_encode_tiled();
   if (encode == nullptr) return CUDA_ERROR_NOT_FOUND;
-  return encode(tensor_map, data_type, rank, global_address, global_dim, global_strides, box_dim, element_strides,
-                interleave, swizzle, l2_promotion, oob_fill);
+  const CUresult result = encode(tensor_map, data_type, rank, global_address, global_dim, global_strides, box_dim,
+                                 element_strides, interleave, swizzle, l2_promotion, oob_fill);
+  if (result == CUDA_SUCCESS && key) cache.insert(*key, *tensor_map);
+  return result;
 }
 
 }  // namespace epifuse::detail

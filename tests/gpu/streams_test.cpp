@@ -102,6 +102,52 @@ TEST_F(Streams, FirstCallInsideGraphCaptureInGlobalMode) {
   EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
+// Calls that ran before, captured in Global mode: their TMA descriptors come from the thread's
+// cache, with no capture-mode exchange around them. The second replay runs on new inputs in the
+// same buffers.
+TEST_F(Streams, CallsThatRanBeforeAreCapturedInGlobalMode) {
+  const GemmCase gemm_case = {333, 1000, 520, DType::kBF16, DType::kBF16, 0, 0,
+                              {.col_bias = true, .activation = Activation::kGeluTanh}};
+  const GatedCase gated_case = {37, 14336, 2048, DType::kBF16, GatedActivation::kSwiGLU, true};
+  GemmProblem gp(gemm_case, case_seed(gemm_case.name()));
+  GatedProblem mp(gated_case, case_seed(gated_case.name()));
+  const GemmProblem other_gemm(gemm_case, case_seed(gemm_case.name()) + 1);
+  const GatedProblem other_gated(gated_case, case_seed(gated_case.name()) + 1);
+  cudaStream_t stream;
+  EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  ASSERT_TRUE(gemm(gp.args(), stream).ok());
+  ASSERT_TRUE(gated_mlp(mp.args(), stream).ok());
+  EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+  cudaGraph_t graph;
+  EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  const Status g = gemm(gp.args(), stream);
+  const Status m = gated_mlp(mp.args(), stream);
+  const cudaError_t captured = cudaStreamEndCapture(stream, &graph);
+  ASSERT_TRUE(g.ok()) << g.to_string();
+  ASSERT_TRUE(m.ok()) << m.to_string();
+  ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
+  cudaGraphExec_t exec;
+  EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 2; ++replay) {
+    if (replay == 1) {
+      EPIFUSE_CHECK_CUDA(cudaMemcpy(gp.a().data(), other_gemm.a().data(), other_gemm.a().bytes(), cudaMemcpyDefault));
+      EPIFUSE_CHECK_CUDA(cudaMemcpy(mp.x().data(), other_gated.x().data(), other_gated.x().bytes(), cudaMemcpyDefault));
+    }
+    gp.poison_outputs();
+    mp.poison_output();
+    EPIFUSE_CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+    const CheckReport r = check_external_output(gp, reference_accumulators(gp), gp.d().data(), gp.ldd(),
+                                                DType::kBF16, gemm_case.epilogue, Judge::kFused);
+    EXPECT_TRUE(r.passed) << "replay " << replay << ": " << r.text;
+    const GatedReport q = check_gated_output(mp, mp.out().data(), mp.args().ldo);
+    EXPECT_TRUE(q.passed) << "replay " << replay << ": " << q.text;
+  }
+  EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
+  EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
+  EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
 // A delegated gated call (cuBLASLt + act·mul) whose shape this process has not planned yet,
 // captured in Global mode: cuBLASLt's heuristic query runs under capture, then the graph replays.
 TEST_F(Streams, DelegatedGatedCallInsideGraphCapture) {

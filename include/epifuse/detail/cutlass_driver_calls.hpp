@@ -1,8 +1,8 @@
 // Every TMA descriptor CUTLASS encodes goes through cuTensorMapEncodeTiled, a driver function.
 // Without this header CUTLASS 4.2 looks the function up with cudaGetDriverEntryPointByVersion at
 // every encode (0.33 us of CPU each, three or four per launch, measured on an H200 host); with it
-// CUTLASS calls epifuse::detail::encode_tensor_map_tiled, which looks it up once per process. The
-// library still needs no libcuda at link time. Include this before any CUTLASS or CuTe header.
+// CUTLASS calls epifuse::detail::encode_tensor_map_tiled, which looks it up once per process and
+// keeps each thread's descriptors by their arguments. The library still needs no libcuda at link time. Include this before any CUTLASS or CuTe header.
 #pragma once
 
 #if defined(CUTLASS_CUDA_DRIVER_WRAPPER_CALL) && !defined(EPIFUSE_CUTLASS_DRIVER_CALLS)
@@ -14,7 +14,8 @@
 
 namespace epifuse::detail {
 
-// cuTensorMapEncodeTiled through a driver entry point resolved on first use (src/kernels/tensor_map_encode.cpp);
+// cuTensorMapEncodeTiled through a driver entry point resolved on first use, or the descriptor this
+// thread encoded before from the same arguments (src/kernels/tensor_map_encode.cpp);
 // CUDA_ERROR_NOT_FOUND where the driver has none.
 extern decltype(::cuTensorMapEncodeTiled) encode_tensor_map_tiled;
 

@@ -1,5 +1,6 @@
 // The one launch path of every sm90 kernel. In order: CUTLASS's can_implement, the kernel
-// parameters (this encodes the TMA descriptors), a check that every descriptor encoded, the
+// parameters (this encodes the TMA descriptors, or copies the ones this thread encoded before:
+// src/kernels/tensor_map_cache.hpp), a check that every descriptor encoded, the
 // shared-memory attribute (once per kernel and device), the caller's prologue (the call's own
 // workspace writes, e.g. a padded operand), the workspace initialisation (reduction outputs
 // zeroed), and the launch itself through cudaLaunchKernelEx. Every failure is a Status that says
@@ -15,7 +16,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -65,6 +65,7 @@ Status set_shared_memory_attribute(int device) {
   static std::atomic<std::uint64_t> done{0};  // bit d: set on device d
   const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
   if (bit != 0 && (done.load(std::memory_order_acquire) & bit) != 0) return Status::success();
+  const RelaxedCaptureMode relaxed;  // the first set may load the kernel's module
   if (cudaError_t err = cudaFuncSetAttribute(Entry::template function<Kernel>(),
                                              cudaFuncAttributeMaxDynamicSharedMemorySize, Kernel::SharedStorageSize);
       err != cudaSuccess) {
@@ -90,7 +91,6 @@ Status launch(const typename Kernel::Arguments& arguments, void* workspace, int 
   if (!Kernel::can_implement(arguments)) {
     return Status::internal("CUTLASS can_implement refused arguments that validation accepted");
   }
-  std::optional<RelaxedCaptureMode> relaxed(std::in_place);
   const typename Kernel::Params params = Kernel::to_underlying_arguments(arguments, workspace);
   using Epilogue = typename Kernel::CollectiveEpilogue;
   bool all_encoded = encoded(params.mainloop.tma_load_a.get_tma_descriptor()) &&
@@ -106,7 +106,6 @@ Status launch(const typename Kernel::Arguments& arguments, void* workspace, int 
     return Status::internal("a TMA descriptor failed to encode (cuTensorMapEncodeTiled); nothing was launched");
   }
   if (Status s = set_shared_memory_attribute<Kernel, Entry>(device); !s.ok()) return s;
-  relaxed.reset();
   if (Status s = prologue(stream); !s.ok()) return s;
   if (Kernel::initialize_workspace(arguments, workspace, stream, nullptr) != cutlass::Status::kSuccess) {
     // CUTLASS may have consumed the error of its memset; the stream still reports it.
