@@ -71,18 +71,19 @@ for stage in "${stages[@]}"; do
       ;;
     sanitizer)
       # Every compiled kernel (EveryKernel: each GEMM kernel; Features/*sm90_gated_mlp*: each gated
-      # kernel forced), bad input, reductions, the empty-problem identities, streams and threads (calls
-      # captured from kept descriptors too), the delegated gated path (cuBLASLt + act·mul, also under
-      # graph capture), a 16-bit bias widened for epifuse's kernels (off 16 bytes, too little workspace,
-      # full tree), each grouped kernel forced on ragged experts (gated MLP and GEMM), experts on both
-      # sides of each grouped launch's rows, offsets out of range, the MoE layer (its sort, gather and
-      # combine kernels; graph replays with new routings), and decode past one wave of swapped 128x32
-      # tiles as dispatched (stream-K and whole tiles). Racecheck: each kernel at one shape, the
-      # stream-K kernels also in their share-tail mode.
+      # kernel forced), bad input, reductions, the empty-problem identities, streams and threads
+      # (calls captured from kept descriptors, kept against fresh ones), the delegated gated path
+      # (cuBLASLt + act·mul, also under graph capture), a 16-bit bias widened for epifuse's kernels
+      # (off 16 bytes, too little workspace, full tree), each grouped kernel forced on ragged experts
+      # (gated MLP and GEMM), experts on both sides of each grouped launch's rows, offsets out of
+      # range, the MoE layer (its sort, gather and combine kernels; graph replays with new routings),
+      # and decode past one wave of swapped 128x32 tiles as dispatched (stream-K and whole tiles).
+      # Racecheck: each kernel at one shape, the stream-K kernels also in their share-tail mode.
       memcheck_tests=(
         '*EveryKernel*' '*Features*sm90_gated_mlp*' '*Behavior.BadInput*'
         '*BiasActivationOnManyTilesRunsThePingpongPair*' '*Behavior.Reductions*' '*EmptyProblems*'
-        '*Streams.FourHost*' '*CallsThatRanBeforeAreCaptured*' '*NarrowLongKCallsAreDelegated*' '*DelegatedGatedCall*' '*DelegatedTuning*'
+        '*Streams.FourHost*' '*CallsThatRanBeforeAreCaptured*' '*KeptAndFreshDescriptors*'
+        '*NarrowLongKCallsAreDelegated*' '*DelegatedGatedCall*' '*DelegatedTuning*'
         '*BiasOffSixteenBytesRunsOwnKernel*' '*WideningNeedsItsWorkspace*' '*FullTreeReadsTheWidenedBias*'
         '*GroupedGatedTest*E8_T434*' '*GroupedGatedTest*E8_T1167*' '*GroupedGatedTest*E15_T3985*'
         '*OffsetsOutOfRangeAreClamped*' '*GroupedGemmTest*E8_T434*' '*GroupedGemmTest*E8_T1167*'

@@ -16,6 +16,7 @@
 #include "bench/baselines/cublaslt_gemm.hpp"
 #include "bench/host/empty_kernel.hpp"
 #include "epifuse/epifuse.hpp"
+#include "src/kernels/tensor_map_cache.hpp"
 #include "testing/gated_problem.hpp"
 #include "testing/gemm_problem.hpp"
 #include "testing/random.hpp"
@@ -150,6 +151,49 @@ class WeightDescriptor {
   PFN_cuTensorMapEncodeTiled_v12000 encode_ = nullptr;
 };
 
+// The same call with TMA descriptors kept and encoded anew, interleaved in blocks of 500 calls
+// (the host's speed drifts between runs by up to 30 %, within one run much less): one row each.
+std::vector<nlohmann::json> time_calls_keeping_or_not(const std::string& op, const std::string& shape, int calls,
+                                                      const std::function<Status(cudaStream_t)>& call,
+                                                      cudaStream_t stream) {
+  constexpr int kBlock = 500;
+  std::vector<double> us[2];  // [0] kept, [1] encoded anew
+  for (int i = 0; i < 100; ++i) {
+    if (Status s = call(stream); !s.ok()) throw std::runtime_error(op + ": " + s.to_string());
+  }
+  for (int block = 0; block * kBlock < 2 * calls; ++block) {
+    const int anew = block % 2;
+    detail::keep_tensor_maps(anew == 0);
+    for (int i = 0; i < kBlock; ++i) {
+      if (i % 64 == 0) cudaStreamSynchronize(stream);
+      const double start = thread_cpu_us();
+      const Status s = call(stream);
+      us[anew].push_back(thread_cpu_us() - start);
+      if (!s.ok()) throw std::runtime_error(op + ": " + s.to_string());
+    }
+  }
+  detail::keep_tensor_maps(true);
+  cudaStreamSynchronize(stream);
+  std::vector<nlohmann::json> rows;
+  for (int anew = 0; anew < 2; ++anew) {
+    std::vector<double>& v = us[anew];
+    double sum = 0;
+    for (double x : v) sum += x;
+    std::sort(v.begin(), v.end());
+    const std::string what = shape + (anew ? ", A/B: descriptors encoded anew" : ", A/B: descriptors kept");
+    rows.push_back({{"op", op},
+                    {"impl", "epifuse"},
+                    {"shape", what},
+                    {"calls", v.size()},
+                    {"cpu_us_median", v[v.size() / 2]},
+                    {"cpu_us_mean", sum / static_cast<double>(v.size())},
+                    {"cpu_us_p90", v[v.size() * 9 / 10]}});
+    std::fprintf(stderr, "[host] %-6s %-16s median %.2f us, mean %.2f us, p90 %.2f us of CPU per call\n", op.c_str(),
+                 what.c_str(), v[v.size() / 2], sum / static_cast<double>(v.size()), v[v.size() * 9 / 10]);
+  }
+  return rows;
+}
+
 // The TMA descriptor cache where a decode step defeats it and where it does not: the packed
 // weight at 80 addresses in turn (80 layers' weights, each seen once per step), and x at a new
 // address at every call, more addresses than the cache keeps (x's descriptor encoded every call).
@@ -200,6 +244,15 @@ nlohmann::json measure_host_cost(int calls) {
   rows.push_back(time_calls("gated", "1x14336x4096", calls,
                             [&](cudaStream_t s) { return gated_mlp(gated_problem.args(), s); }, stream));
   for (nlohmann::json& row : time_calls_over_addresses(gated_problem, calls, stream)) rows.push_back(row);
+  for (nlohmann::json& row : time_calls_keeping_or_not(
+           "gated", "1x14336x4096", calls, [&](cudaStream_t s) { return gated_mlp(gated_problem.args(), s); }, stream)) {
+    rows.push_back(row);
+  }
+  for (nlohmann::json& row : time_calls_keeping_or_not(
+           "gemm", "1x4096x4096 bias_gelu", calls,
+           [&](cudaStream_t s) { return gemm(bias_gelu_problem.args(), s); }, stream)) {
+    rows.push_back(row);
+  }
   // Where a gated call's time goes: validation alone; validation, the stream's device, the choice
   // and the workspace size (all but encoding the TMA descriptors and launching); the runtime
   // queries that check the stream's device; the pair of capture-mode exchanges around the

@@ -53,4 +53,9 @@ class TensorMapCache {
   std::unordered_map<TensorMapKey, CUtensorMap, Hash> descriptors_;
 };
 
+// Whether the library's encodes keep descriptors (the default) or encode every one anew, for
+// every thread from its next encode on: the host-cost bench's A/B and the test that both agree
+// (defined with the encode, src/kernels/tensor_map_encode.cpp).
+void keep_tensor_maps(bool keep);
+
 }  // namespace epifuse::detail

@@ -1,3 +1,5 @@
+#include <atomic>
+
 #include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
 
@@ -20,7 +22,11 @@ PFN_cuTensorMapEncodeTiled_v12000 resolve_encode_tiled() {
   return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
 }
 
+std::atomic<bool> keeping{true};
+
 }  // namespace
+
+void keep_tensor_maps(bool keep) { keeping.store(keep, std::memory_order_relaxed); }
 
 CUresult encode_tensor_map_tiled(CUtensorMap* tensor_map, CUtensorMapDataType data_type, cuuint32_t rank,
                                  void* global_address, const cuuint64_t* global_dim,
@@ -30,8 +36,10 @@ CUresult encode_tensor_map_tiled(CUtensorMap* tensor_map, CUtensorMapDataType da
                                  CUtensorMapFloatOOBfill oob_fill) {
   thread_local TensorMapCache cache;
   const std::optional<TensorMapKey> key =
-      TensorMapKey::of(data_type, rank, global_address, global_dim, global_strides, box_dim, element_strides,
-                       interleave, swizzle, l2_promotion, oob_fill);
+      keeping.load(std::memory_order_relaxed)
+          ? TensorMapKey::of(data_type, rank, global_address, global_dim, global_strides, box_dim, element_strides,
+                             interleave, swizzle, l2_promotion, oob_fill)
+          : std::nullopt;
   if (key) {
     if (const CUtensorMap* kept = cache.find(*key)) {
       *tensor_map = *kept;

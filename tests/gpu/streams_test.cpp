@@ -1,6 +1,7 @@
 // Streams and threads: four host threads with streams of their own, the per-thread default
-// stream, and CUDA-graph capture in Global mode as the process's first launch of the kernels
-// (the FirstCall tests run in a process of their own: tests/CMakeLists.txt).
+// stream, CUDA-graph capture in Global mode as the process's first launch of the kernels (the
+// FirstCall tests run in a process of their own: tests/CMakeLists.txt) and of calls that ran
+// before, and the TMA descriptors each thread keeps.
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -10,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "epifuse/tuning.hpp"
+#include "kernels/tensor_map_cache.hpp"
 #include "tests/gpu/gpu_test.hpp"
 
 namespace epifuse::testing {
@@ -146,6 +148,23 @@ TEST_F(Streams, CallsThatRanBeforeAreCapturedInGlobalMode) {
   EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
   EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
   EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+// Calls whose TMA descriptors are encoded anew, then encoded and kept, then taken from the
+// thread's cache: each one checked against the reference (decode, mid-size and prefill kernels).
+TEST_F(Streams, KeptAndFreshDescriptorsComputeTheSame) {
+  const GatedCase gated_cases[] = {{1, 14336, 4096, DType::kBF16, GatedActivation::kSwiGLU, true},
+                                   {200, 1000, 520, DType::kBF16, GatedActivation::kGeGLUTanh, true},
+                                   {777, 4096, 1024, DType::kBF16, GatedActivation::kSwiGLU, false}};
+  const GemmCase gemm_case = {333, 1000, 520, DType::kBF16, DType::kBF16, 0, 0,
+                              {.col_bias = true, .activation = Activation::kGeluTanh, .reductions = kAmax}};
+  for (const bool keep : {false, true, true}) {
+    SCOPED_TRACE(keep ? "descriptors kept" : "descriptors encoded anew");
+    detail::keep_tensor_maps(keep);
+    for (const GatedCase& c : gated_cases) expect_gated_passes(c);
+    expect_case_passes(gemm_case);
+  }
+  detail::keep_tensor_maps(true);
 }
 
 // A delegated gated call (cuBLASLt + act·mul) whose shape this process has not planned yet,
