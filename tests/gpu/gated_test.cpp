@@ -97,6 +97,12 @@ std::vector<GatedCase> features() {
   for (const auto& [M, N] : {std::pair{1, 9472}, {29, 9472}, {37, 9472}, {5, 14848}}) {
     cases.push_back({M, N, 2048, DType::kBF16, kActivations[M % 4], M != 29});
   }
+  // One 128-token tile past one wave of weight tiles with a short last wave (2N / 128 = 146, a last
+  // wave of 14): the swapped 128x128 stream-K as dispatch picks it (a partial tile), and whole
+  // pingpong tiles at K < 4096.
+  for (const auto& [M, K] : {std::pair{101, 4096}, {65, 4096}, {127, 4032}}) {
+    cases.push_back({M, 9344, K, DType::kBF16, kActivations[M % 4], M != 65});
+  }
   GatedCase clamped{333, 1000, 520};
   clamped.limit = 0.75f;  // well inside the unit-variance gate and up: clamps often
   cases.push_back(clamped);

@@ -425,6 +425,26 @@ TEST(GatedMlpHeuristics, DecodeSharesAShortLastWave) {
   EXPECT_EQ(chosen(gated(2, 13440, 14336)), swap32);          // 210 tiles, last 78: CUTLASS would run them whole
 }
 
+// One 128-token tile past one wave of weight tiles: the swapped 128x128 stream-K where the last
+// wave holds under a fifth of the 132 SMs and K >= 4096; pingpong 128x128 whole tiles elsewhere.
+TEST(GatedMlpHeuristics, OneTokenTileSharesAShortLastWave) {
+  const char* pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
+  const char* swap128_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk";
+  for (const std::int64_t M : {65, 69, 101, 121, 128}) {
+    EXPECT_EQ(chosen(gated(M, 17920, 5120)), swap128_stream_k) << M;  // Phi-3 medium: 280 tiles, last 16
+  }
+  EXPECT_EQ(chosen(gated(110, 8832, 13376)), swap128_stream_k);  // 138 tiles, last 6
+  EXPECT_EQ(chosen(gated(101, 10112, 4096)), swap128_stream_k);  // 158 tiles, last 26 (a fifth: 26.4)
+  EXPECT_EQ(chosen(gated(101, 10176, 4096)), pingpong);          // 159 tiles, last 27
+  EXPECT_EQ(chosen(gated(101, 10112, 4032)), pingpong);          // K < 4096
+  EXPECT_EQ(chosen(gated(101, 8448, 8192)), pingpong);           // 132 tiles: one full wave
+  EXPECT_EQ(chosen(gated(101, 18944, 3584)), pingpong);          // Qwen2.5-7B: last 32, K < 4096
+  EXPECT_EQ(chosen(gated(123, 9088, 1600)), pingpong);           // last 10, K < 4096
+  EXPECT_EQ(chosen(gated(101, 28672, 8192)), pingpong);          // Llama-3 70B: last 52
+  EXPECT_EQ(chosen(gated(101, 14336, 4096)), pingpong);          // Llama-3 8B: last 92
+  EXPECT_NE(chosen(gated(129, 17920, 5120)), swap128_stream_k);  // two token tiles: other rules
+}
+
 // A stream-K choice whose tiles make less than one wave shares them all (StreamKMode::kShareTail)
 // where the wave model prices that below whole tiles; CUTLASS's heuristic mode runs them whole
 // wherever they fill half the SMs, and shares them itself below half. The swapped 128x32 runs

@@ -6,7 +6,8 @@
 //                 its N side
 //   M <= 256 with few weight tiles (fewer 128-row weight tiles times 128-token tiles than half
 //              the SMs) -> the same swapped 128x32, whose 32-token tiles fill more SMs
-//   M <= 128   -> pingpong 128x128, cluster 1x2
+//   M <= 128   -> pingpong 128x128, cluster 1x2; the swapped 128x128 stream-K past one wave of
+//                 weight tiles whose last wave holds under a fifth of the SMs, K >= 4096
 //   449 <= M <= 4096 with at most 127 packed-weight tiles of 128 rows, outside the delegation
 //              rule's shapes -> the kernel a wave model finds cheapest (below)
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
@@ -231,6 +232,22 @@ Configuration whole_or_stream_k(const GatedMlpArgs& args, std::int64_t tiles, st
              : whole;
 }
 
+constexpr std::int64_t kOneTokenTileStreamKMinK = 4096;
+constexpr double kOneTokenTileStreamKBelowLastWave = 0.2;
+
+// 65-128 tokens (one 128-token tile) on more weight tiles than SMs: the swapped 128x128 stream-K
+// kernel where the last wave of whole tiles holds under a fifth of the SMs and K >= 4096. On an
+// H100 (bench/results/tuning/issue9/one-token-tile-stream-k/): Phi-3 medium (280 tiles, a last
+// wave of 16) 0.93-0.98x -> 0.96-1.01x cuBLASLt + act·mul at all 12 points of 69-121 tokens,
+// 110x8832x13376 (138 tiles, last 6) 0.80x -> 0.95x; shorter K lost (Qwen2.5-7B, 296 tiles, last
+// 32, K 3584: 0.97-0.99x of whole tiles; 123x9088x1600, last 10: 0.93x), and so did fuller last
+// waves (Llama-3 70B, last 52 of 132: 0.99x).
+bool one_token_tile_shares_its_last_wave(const GatedMlpArgs& args, std::int64_t weight_tiles, std::int64_t sm_count) {
+  if (weight_tiles <= sm_count || args.w.K < kOneTokenTileStreamKMinK) return false;
+  const std::int64_t last_wave = weight_tiles - (ceil_div(weight_tiles, sm_count) - 1) * sm_count;
+  return static_cast<double>(last_wave) < kOneTokenTileStreamKBelowLastWave * static_cast<double>(sm_count);
+}
+
 // Rows a tiling of `tile` tokens computes, with `pair` tiles per cluster along the tokens.
 std::int64_t padded_rows(std::int64_t M, std::int64_t tile, std::int64_t pair) {
   return ceil_div(ceil_div(M, tile), pair) * pair * tile;
@@ -254,6 +271,7 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
       wave_fill(weight_tiles * ceil_div(args.M, 128), sm_count) < kStreamKBelowWaveFill) {
     return kSwapped128StreamK;
   }
+  if (args.M <= 128 && one_token_tile_shares_its_last_wave(args, weight_tiles, sm_count)) return kSwapped128StreamK;
   if (args.M <= 128) return kPingpong1x2;
   if (args.M > 2048 && weight_bytes >= kLargeWeightBytes) return kCooperative1x2;
   if (args.M > 4096) return kPingpong1x2;
