@@ -47,6 +47,9 @@ def main():
         cells = []
         for b in args.builds:
             pairs = [run for run in by_build[b] if key in run and CUBLASLT in run and EMPTY_LAUNCH in run]
+            if not pairs:
+                cells.append(f"{b}: -")
+                continue
             ratio = statistics.median(run[key] / run[CUBLASLT] for run in pairs)
             excess = statistics.median(run[key] - run[EMPTY_LAUNCH] for run in pairs)
             cells.append(f"{b}: {ratio:.3f}x cuBLASLt's call, {excess:+.2f} us over an empty launch")
