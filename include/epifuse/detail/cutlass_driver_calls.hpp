@@ -2,7 +2,8 @@
 // Without this header CUTLASS 4.2 looks the function up with cudaGetDriverEntryPointByVersion at
 // every encode (0.33 us of CPU each, three or four per launch, measured on an H200 host); with it
 // CUTLASS calls epifuse::detail::encode_tensor_map_tiled, which looks it up once per process and
-// keeps each thread's descriptors by their arguments. The library still needs no libcuda at link time. Include this before any CUTLASS or CuTe header.
+// keeps each thread's descriptors by their arguments. The library still needs no libcuda at link
+// time. Include this before any CUTLASS or CuTe header.
 #pragma once
 
 #if defined(CUTLASS_CUDA_DRIVER_WRAPPER_CALL) && !defined(EPIFUSE_CUTLASS_DRIVER_CALLS)

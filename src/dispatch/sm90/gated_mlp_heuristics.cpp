@@ -238,7 +238,7 @@ constexpr double kOneTokenTileStreamKBelowLastWave = 0.2;
 // 65-128 tokens (one 128-token tile) on more weight tiles than SMs: the swapped 128x128 stream-K
 // kernel where the last wave of whole tiles holds under a fifth of the SMs and K >= 4096. On an
 // H100 (bench/results/tuning/issue9/one-token-tile-stream-k/): Phi-3 medium (280 tiles, a last
-// wave of 16) 0.93-0.98x -> 0.96-1.01x cuBLASLt + act·mul at all 12 points of 69-121 tokens,
+// wave of 16) 0.93-0.98x -> 0.95-1.00x cuBLASLt + act·mul at all 12 points of 69-121 tokens,
 // 110x8832x13376 (138 tiles, last 6) 0.80x -> 0.95x; shorter K lost (Qwen2.5-7B, 296 tiles, last
 // 32, K 3584: 0.97-0.99x of whole tiles; 123x9088x1600, last 10: 0.93x), and so did fuller last
 // waves (Llama-3 70B, last 52 of 132: 0.99x).
@@ -271,8 +271,9 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
       wave_fill(weight_tiles * ceil_div(args.M, 128), sm_count) < kStreamKBelowWaveFill) {
     return kSwapped128StreamK;
   }
-  if (args.M <= 128 && one_token_tile_shares_its_last_wave(args, weight_tiles, sm_count)) return kSwapped128StreamK;
-  if (args.M <= 128) return kPingpong1x2;
+  if (args.M <= 128) {
+    return one_token_tile_shares_its_last_wave(args, weight_tiles, sm_count) ? kSwapped128StreamK : kPingpong1x2;
+  }
   if (args.M > 2048 && weight_bytes >= kLargeWeightBytes) return kCooperative1x2;
   if (args.M > 4096) return kPingpong1x2;
   constexpr std::int64_t kNever = std::int64_t{1} << 40;
