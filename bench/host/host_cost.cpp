@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda.h>
@@ -30,31 +31,34 @@ double thread_cpu_us() {
   return t.tv_sec * 1e6 + t.tv_nsec * 1e-3;
 }
 
-// CPU time of each call. Every 64 calls the stream drains, untimed, so that no call waits for
-// room in a full launch queue (that wait would be the GPU's time, not the call's).
-nlohmann::json time_calls(const std::string& op, const std::string& shape, int calls,
-                          const std::function<Status(cudaStream_t)>& call, cudaStream_t stream) {
+void warm_up(const std::string& op, const std::function<Status(cudaStream_t)>& call, cudaStream_t stream) {
   for (int i = 0; i < 100; ++i) {
     if (Status s = call(stream); !s.ok()) throw std::runtime_error(op + ": " + s.to_string());
   }
   cudaStreamSynchronize(stream);
-  std::vector<double> us;
-  us.reserve(static_cast<std::size_t>(calls));
-  for (int i = 0; i < calls; ++i) {
-    if (i % 64 == 0) cudaStreamSynchronize(stream);
-    const double start = thread_cpu_us();
-    const Status s = call(stream);
-    us.push_back(thread_cpu_us() - start);
-    if (!s.ok()) throw std::runtime_error(op + ": " + s.to_string());
-  }
-  cudaStreamSynchronize(stream);
+}
+
+// The CPU time of the `i`-th call of a loop. Every 64 calls the stream drains, untimed, so that no
+// call waits for room in a full launch queue (that wait would be the GPU's time, not the call's).
+double cpu_us_of_call(int i, const std::string& op, const std::function<Status(cudaStream_t)>& call,
+                      cudaStream_t stream) {
+  if (i % 64 == 0) cudaStreamSynchronize(stream);
+  const double start = thread_cpu_us();
+  const Status s = call(stream);
+  const double us = thread_cpu_us() - start;
+  if (!s.ok()) throw std::runtime_error(op + ": " + s.to_string());
+  return us;
+}
+
+// One result row (median, mean, p90 of the calls' CPU times), also printed.
+nlohmann::json summary_row(const std::string& op, const std::string& shape, std::vector<double> us) {
   double sum = 0;
   for (double v : us) sum += v;
   std::sort(us.begin(), us.end());
   nlohmann::json row = {{"op", op},
                         {"impl", "epifuse"},
                         {"shape", shape},
-                        {"calls", calls},
+                        {"calls", us.size()},
                         {"cpu_us_median", us[us.size() / 2]},
                         {"cpu_us_mean", sum / static_cast<double>(us.size())},
                         {"cpu_us_p90", us[us.size() * 9 / 10]}};
@@ -62,6 +66,16 @@ nlohmann::json time_calls(const std::string& op, const std::string& shape, int c
                shape.c_str(), row["cpu_us_median"].get<double>(), row["cpu_us_mean"].get<double>(),
                row["cpu_us_p90"].get<double>());
   return row;
+}
+
+nlohmann::json time_calls(const std::string& op, const std::string& shape, int calls,
+                          const std::function<Status(cudaStream_t)>& call, cudaStream_t stream) {
+  warm_up(op, call, stream);
+  std::vector<double> us;
+  us.reserve(static_cast<std::size_t>(calls));
+  for (int i = 0; i < calls; ++i) us.push_back(cpu_us_of_call(i, op, call, stream));
+  cudaStreamSynchronize(stream);
+  return summary_row(op, shape, std::move(us));
 }
 
 // The MoE ops at one token on 8 experts of 1024x1024 (top-2): the grouped gate/up alone, and the
@@ -158,40 +172,16 @@ std::vector<nlohmann::json> time_calls_keeping_or_not(const std::string& op, con
                                                       cudaStream_t stream) {
   constexpr int kBlock = 500;
   std::vector<double> us[2];  // [0] kept, [1] encoded anew
-  for (int i = 0; i < 100; ++i) {
-    if (Status s = call(stream); !s.ok()) throw std::runtime_error(op + ": " + s.to_string());
-  }
+  warm_up(op, call, stream);
   for (int block = 0; block * kBlock < 2 * calls; ++block) {
     const int anew = block % 2;
     detail::keep_tensor_maps(anew == 0);
-    for (int i = 0; i < kBlock; ++i) {
-      if (i % 64 == 0) cudaStreamSynchronize(stream);
-      const double start = thread_cpu_us();
-      const Status s = call(stream);
-      us[anew].push_back(thread_cpu_us() - start);
-      if (!s.ok()) throw std::runtime_error(op + ": " + s.to_string());
-    }
+    for (int i = 0; i < kBlock; ++i) us[anew].push_back(cpu_us_of_call(i, op, call, stream));
   }
   detail::keep_tensor_maps(true);
   cudaStreamSynchronize(stream);
-  std::vector<nlohmann::json> rows;
-  for (int anew = 0; anew < 2; ++anew) {
-    std::vector<double>& v = us[anew];
-    double sum = 0;
-    for (double x : v) sum += x;
-    std::sort(v.begin(), v.end());
-    const std::string what = shape + (anew ? ", A/B: descriptors encoded anew" : ", A/B: descriptors kept");
-    rows.push_back({{"op", op},
-                    {"impl", "epifuse"},
-                    {"shape", what},
-                    {"calls", v.size()},
-                    {"cpu_us_median", v[v.size() / 2]},
-                    {"cpu_us_mean", sum / static_cast<double>(v.size())},
-                    {"cpu_us_p90", v[v.size() * 9 / 10]}});
-    std::fprintf(stderr, "[host] %-6s %-16s median %.2f us, mean %.2f us, p90 %.2f us of CPU per call\n", op.c_str(),
-                 what.c_str(), v[v.size() / 2], sum / static_cast<double>(v.size()), v[v.size() * 9 / 10]);
-  }
-  return rows;
+  return {summary_row(op, shape + ", A/B: descriptors kept", std::move(us[0])),
+          summary_row(op, shape + ", A/B: descriptors encoded anew", std::move(us[1]))};
 }
 
 // The TMA descriptor cache where a decode step defeats it and where it does not: the packed
