@@ -117,9 +117,12 @@ function(epifuse_kernel)
      NOT K_OP STREQUAL "gated_mlp" AND K_EPILOGUE STREQUAL "gated_pair")
     message(FATAL_ERROR "kernel table: the gated_pair epilogue is the gated_mlp op's, and only its: epifuse_kernel(${row})")
   endif()
-  if(K_SCHEDULE STREQUAL "warp_mma" AND NOT (K_OP STREQUAL "gated_mlp" AND K_SWAP_AB AND K_TILE STREQUAL "16;8;64" AND
-                                              K_CLUSTER STREQUAL "1;1" AND K_DECOMPOSITION STREQUAL "data_parallel"))
-    message(FATAL_ERROR "kernel table: warp_mma rows are gated_mlp, SWAP_AB, TILE 16 8 64, CLUSTER 1 1, data_parallel: epifuse_kernel(${row})")
+  if(K_SCHEDULE STREQUAL "warp_mma" AND NOT (K_SWAP_AB AND K_TILE STREQUAL "16;8;64" AND K_CLUSTER STREQUAL "1;1" AND
+                                              K_DECOMPOSITION STREQUAL "data_parallel" AND NOT K_HAS_C AND
+                                              K_GROUPING STREQUAL "none" AND
+                                              (K_OP STREQUAL "gated_mlp" OR K_EPILOGUE STREQUAL "bias_activation")))
+    message(FATAL_ERROR "kernel table: warp_mma rows are SWAP_AB, TILE 16 8 64, CLUSTER 1 1, data_parallel, without C, "
+                        "not grouped, and gated_mlp or a gemm with the bias_activation epilogue: epifuse_kernel(${row})")
   endif()
   if(K_GROUPING STREQUAL "grouped" AND NOT (K_DECOMPOSITION STREQUAL "data_parallel" AND NOT K_SCHEDULE STREQUAL "warp_mma"
                                             AND NOT K_HAS_C AND (K_OP STREQUAL "gated_mlp" OR K_EPILOGUE STREQUAL "cast")))
@@ -181,7 +184,9 @@ function(epifuse_kernel)
   endforeach()
 
   # The header of the kernel family that builds the row (src/kernels/<arch>/).
-  if(K_SCHEDULE STREQUAL "warp_mma")
+  if(K_SCHEDULE STREQUAL "warp_mma" AND K_OP STREQUAL "gemm")
+    set(family "warp_mma_gemm_kernel.cuh")
+  elseif(K_SCHEDULE STREQUAL "warp_mma")
     set(family "warp_mma_gated_kernel.cuh")
   elseif(K_OP STREQUAL "gemm" AND K_GROUPING STREQUAL "grouped")
     set(family "grouped_gemm_kernel.cuh")

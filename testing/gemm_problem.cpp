@@ -75,6 +75,7 @@ std::string GemmCase::name() const {
   if (ldd_pad) s += "_ldd+" + std::to_string(ldd_pad);
   s += "_" + epilogue.name();
   if (!kernel.empty()) s += "_" + kernel;
+  if (splits != 1) s += "_splits" + std::to_string(splits);
   if (stream_k != StreamKMode::kHeuristic) s += std::string("_") + to_string(stream_k);
   if (special_values) s += "_specials";
   return s;
@@ -112,6 +113,7 @@ GemmProblem::GemmProblem(const GemmCase& c, std::uint64_t seed) : case_(c), seed
     if (!key) throw std::runtime_error("no compiled kernel named " + c.kernel);
     args_.kernel = KernelChoice{*key};
     args_.kernel->stream_k = c.stream_k;
+    args_.kernel->splits = c.splits;
   }
 
   Epilogue& e = args_.epilogue;

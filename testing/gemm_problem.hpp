@@ -46,6 +46,7 @@ struct GemmCase {
   EpilogueSpec epilogue;
   std::string kernel;  // force a kernel by name(key); empty = dispatch chooses
   StreamKMode stream_k = StreamKMode::kHeuristic;  // the forced kernel's KernelChoice::stream_k
+  int splits = 1;                                  // the forced kernel's KernelChoice::splits
   // col_bias holds +inf, −inf, NaN in columns 0-2 and C (when present) the same at (0,3), (1,4),
   // (2,5); the outputs are poisoned with a finite pattern instead of NaN (kFinitePoisonByte).
   bool special_values = false;

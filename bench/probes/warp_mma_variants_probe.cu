@@ -103,9 +103,9 @@ int main(int argc, char** argv) {
     read_gbps = bytes / (t[4] * 1e3);
     cudaFree(src);
   }
-  const int resident[] = {warp_mma::resident_ctas_per_sm<__nv_bfloat16, Variant::kWide>(),
-                          warp_mma::resident_ctas_per_sm<__nv_bfloat16, Variant::kPairs>(),
-                          warp_mma::resident_ctas_per_sm<__nv_bfloat16, Variant::kSingles>()};
+  const int resident[] = {warp_mma::resident_ctas_per_sm<__nv_bfloat16, Variant::kWide, warp_mma::GatedStore>(),
+                          warp_mma::resident_ctas_per_sm<__nv_bfloat16, Variant::kPairs, warp_mma::GatedStore>(),
+                          warp_mma::resident_ctas_per_sm<__nv_bfloat16, Variant::kSingles, warp_mma::GatedStore>()};
   std::printf("%s, %d SMs, read bandwidth %.0f GB/s; resident CTAs per SM: wide %d, pairs %d, singles %d\n", prop.name,
               sms, read_gbps, resident[0], resident[1], resident[2]);
 
@@ -136,17 +136,18 @@ int main(int argc, char** argv) {
           const double waves = static_cast<double>(ctas) / (resident[static_cast<int>(v)] * sms);
           char label[96];
           std::snprintf(label, sizeof label, "%-7s splits %d (%.2f waves)%s", variant_name(v), splits, waves,
-                        v == warp_mma::choose_variant<__nv_bfloat16>(blocks, splits, sms) && splits == rule_splits
+                        v == warp_mma::choose_variant<__nv_bfloat16, warp_mma::GatedStore>(blocks, splits, sms) && splits == rule_splits
                             ? "  <- dispatch"
                             : "");
           names.push_back(label);
           launches.push_back([&, v, splits, steps, M](int r) {
-            const warp_mma::Params p{x, K, M, weights[r % copies], K, K, nullptr, out, N, (steps + splits - 1) / splits, {}};
+            const warp_mma::Mainloop p{x, K, M, weights[r % copies], K, K, 2 * N, (steps + splits - 1) / splits};
+            const warp_mma::GatedStore::Params store{nullptr, out, N, {}};
             cudaError_t launched = cudaSuccess;
             switch (v) {
-              case Variant::kWide: launched = warp_mma::launch<__nv_bfloat16, Variant::kWide>(p, blocks, splits, nullptr); break;
-              case Variant::kPairs: launched = warp_mma::launch<__nv_bfloat16, Variant::kPairs>(p, blocks, splits, nullptr); break;
-              case Variant::kSingles: launched = warp_mma::launch<__nv_bfloat16, Variant::kSingles>(p, blocks, splits, nullptr); break;
+              case Variant::kWide: launched = warp_mma::launch<__nv_bfloat16, Variant::kWide, warp_mma::GatedStore>(p, store, blocks, splits, nullptr); break;
+              case Variant::kPairs: launched = warp_mma::launch<__nv_bfloat16, Variant::kPairs, warp_mma::GatedStore>(p, store, blocks, splits, nullptr); break;
+              case Variant::kSingles: launched = warp_mma::launch<__nv_bfloat16, Variant::kSingles, warp_mma::GatedStore>(p, store, blocks, splits, nullptr); break;
             }
             PROBE_CHECK(launched);
           });

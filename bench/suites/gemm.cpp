@@ -377,6 +377,7 @@ class ShapeRun {
           k.grouping != Grouping::kNone || !swept(options_, name(k))) {
         continue;
       }
+      if (k.schedule == Schedule::kWarpMma && shape_.M > k.tile.n) continue;  // its token limit
       for (std::size_t e = 0; e < sweep_epilogues_.size(); ++e) {
         const Epilogue& epilogue = operand_sets_[e]->args(0).epilogue;
         if (required_coverage(epilogue) <= k.epilogue && (k.has_c || !epilogue.residual)) add({k}, e, "auto");
@@ -386,6 +387,10 @@ class ShapeRun {
         for (int splits : {2, 4, 8}) add({k, RasterOrder::kHeuristic, 1, splits}, 0, "auto");
       }
       if (k.decomposition == Decomposition::kStreamK) add({k, RasterOrder::kHeuristic, 1, 1, StreamKMode::kShareTail}, 0, "auto");
+      // The warp-mma kernel's cluster shares of the K loop (decode), plain epilogue.
+      if (k.schedule == Schedule::kWarpMma) {
+        for (int splits : {2, 4, 8}) add({k, RasterOrder::kHeuristic, 1, splits}, 0, "auto");
+      }
       if (!options_.sweep_knobs) continue;
       for (const auto& [raster, raster_name] : rasters) {
         for (int swizzle : {1, 4}) add({k, raster, swizzle}, 0, raster_name);

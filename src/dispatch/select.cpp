@@ -90,6 +90,10 @@ Status select(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
       return Status::invalid_argument(named + "serves " + to_string(k.epilogue) + " epilogues; this one needs " +
                                       to_string(required_coverage(args.epilogue)));
     }
+    if (k.schedule == Schedule::kWarpMma && args.M > k.tile.n) {
+      return Status::invalid_argument(named + "serves at most " + std::to_string(k.tile.n) + " tokens, the call has " +
+                                      std::to_string(args.M));
+    }
     *choice = *forced;
     return Status::success();
   }
@@ -179,6 +183,16 @@ bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps) {
   if (!arch) return false;
   switch (*arch) {
     case Arch::kSm90: return sm90::delegates(args, caps);
+  }
+  return false;
+}
+
+bool gemm_decode_beats_delegation(const GemmArgs& args, const DeviceCaps& caps,
+                                  const std::vector<KernelKey>& candidates) {
+  const std::optional<Arch> arch = kernel_arch(caps);
+  if (!arch || args.kernel) return false;
+  switch (*arch) {
+    case Arch::kSm90: return sm90::decode_beats_cublaslt(args, caps, candidates);
   }
   return false;
 }

@@ -1,6 +1,7 @@
 // Behaviour around the math: determinism, what is delegated to cuBLASLt, bad input launching
-// nothing (each rejection matched by its message), empty problems and their reductions, workspace rules, and 64-bit indexing past
-// 2^31 output elements on the large-M and the swapped kernels.
+// nothing (each rejection matched by its message), empty problems and their reductions, workspace rules, 64-bit indexing past
+// 2^31 output elements on the large-M and the swapped kernels (and weight elements on the decode kernel), and
+// the decode kernel as dispatched, eagerly and in a CUDA graph.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -18,6 +19,8 @@ class GemmBehavior : public ::testing::Test {
  protected:
   void SetUp() override { EPIFUSE_REQUIRE_HOPPER(); }
 };
+
+constexpr const char* kDecodeKernel = "sm90_gemm_bf16_bf16_swap_warpmma_16x8x64_c1x1_biasact_noc";
 
 bool all_poison(const std::vector<std::uint8_t>& bytes) {
   return std::all_of(bytes.begin(), bytes.end(), [](std::uint8_t b) { return b == kPoisonByte; });
@@ -218,6 +221,54 @@ TEST_F(GemmBehavior, IndexesPastTwoToThe31Elements) {
   GemmCase cooperative = {75000, 28672, 64, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true}};
   cooperative.kernel = "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_biasact_noc";
   expect_case_passes(cooperative);
+  // The decode kernel past 2^31 weight elements (its last rows lie beyond 4 GB).
+  GemmCase decode = {8, (1 << 25) + 64, 64, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true}};
+  decode.kernel = kDecodeKernel;
+  ASSERT_GT(decode.N * decode.K, std::int64_t{1} << 31);
+  expect_case_passes(decode);
+}
+
+// Up to 8 tokens with an epilogue the warp-mma kernel computes, dispatch runs it rather than
+// cuBLASLt (gemm_heuristics.cpp), also inside a CUDA graph; replayed on new inputs.
+TEST_F(GemmBehavior, DecodeRunsTheWarpMmaKernelAlsoInAGraph) {
+  const GemmCase cases[] = {
+      {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0, {}},
+      {5, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.alpha = true, .col_bias = true, .activation = Activation::kSiLU}},
+      {8, 3072, 8192, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
+  };
+  cudaStream_t stream;
+  EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (const GemmCase& c : cases) {
+    GemmProblem p(c, case_seed(c.name()));
+    std::optional<KernelChoice> choice;
+    bool delegated = true;
+    ASSERT_TRUE(selected_kernel(p.args(), nullptr, &choice, &delegated).ok());
+    EXPECT_FALSE(delegated) << c.name();
+    ASSERT_TRUE(choice.has_value());
+    EXPECT_EQ(name(choice->key), kDecodeKernel) << c.name();
+    const CheckReport r = run_and_check(p);
+    EXPECT_TRUE(r.passed) << r.text;
+
+    const GemmProblem other(c, case_seed(c.name()) + 1);
+    cudaGraph_t graph;
+    EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    const Status s = gemm(p.args(), stream);
+    const cudaError_t captured = cudaStreamEndCapture(stream, &graph);
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
+    cudaGraphExec_t exec;
+    EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    EPIFUSE_CHECK_CUDA(cudaMemcpy(p.a().data(), other.a().data(), other.a().bytes(), cudaMemcpyDefault));
+    p.poison_outputs();
+    EPIFUSE_CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+    const CheckReport replay = check_external_output(p, reference_accumulators(p), p.d().data(), p.ldd(),
+                                                     DType::kBF16, c.epilogue, Judge::kFused);
+    EXPECT_TRUE(replay.passed) << "replay on new inputs: " << replay.text;
+    EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
+    EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
+  }
+  EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Every shape of M ∈ {1, 7, 333, 4096} × N ∈ {768, 1000, 28672} × K ∈ {64, 520, 8192}, plain and
 // with a rich epilogue; then strided operands, other dtypes, and every compiled kernel (stream-K
-// ones also over a deep K loop).
+// ones also over a deep K loop, the warp-mma decode kernels with each K-loop share).
 #include <vector>
 
 #include "epifuse/tuning.hpp"
@@ -79,6 +79,20 @@ std::vector<GemmCase> every_kernel() {
       case EpilogueCoverage::kGatedPair: continue;
     }
     if (!k.has_c) e.residual = Residual::kNone;
+    if (k.schedule == Schedule::kWarpMma) {
+      // Up to 8 tokens; N = 1000 leaves the last block of 16 weight rows half out of bounds. Its
+      // cluster shares of the K loop over a deep one, a column past 2^31 bytes of weight in
+      // gemm_behavior_test.cpp.
+      for (std::int64_t M : {1, 5, 8}) out.push_back({M, 1000, 520, k.a, k.d, 0, 0, e, name(k)});
+      for (int splits : {2, 4, 8}) {
+        GemmCase shared{7, 1000, 8200, k.a, k.d, 0, 0, e, name(k)};
+        shared.splits = splits;
+        out.push_back(shared);
+      }
+      GemmCase plain{8, 4096, 4096, k.a, k.d, 24, 8, {}, name(k)};  // lda and ldd padded
+      out.push_back(plain);
+      continue;
+    }
     for (std::int64_t M : {1, 333}) out.push_back({M, 1000, 520, k.a, k.d, 0, 0, e, name(k)});
     // A deep K loop over few tiles: stream-K splits it over CTAs and reduces through the workspace.
     if (k.decomposition == Decomposition::kStreamK) {

@@ -66,9 +66,10 @@ TEST(GemmHeuristics, NarrowestEpilogueThatCovers) {
 }
 
 TEST(GemmHeuristics, PicksByShapeClass) {
-  // Few tokens: swapped, stream-K when K >= 2N and the tiles fill at most half of the 132 SMs.
-  EXPECT_EQ(chosen(shape(1, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
-  EXPECT_EQ(chosen(shape(1, 8192, 28672)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
+  // Few tokens past the decode kernel's 8: swapped, stream-K when K >= 2N and the tiles fill at
+  // most half of the 132 SMs.
+  EXPECT_EQ(chosen(shape(9, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
+  EXPECT_EQ(chosen(shape(9, 8192, 28672)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
   EXPECT_EQ(chosen(shape(64, 4096, 14336)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
   EXPECT_EQ(chosen(shape(129, 4096, 14336)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "96 tiles: 2 x 96 > 132";
   EXPECT_EQ(chosen(shape(192, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
@@ -112,6 +113,51 @@ TEST(GemmHeuristics, BiasActivationOverlapsItsEpilogueOnManyTiles) {
   GemmArgs h = shape(4096, 8192, 4096, DType::kFP16, DType::kFP16);
   h.epilogue.col_bias = a.epilogue.col_bias;
   EXPECT_EQ(chosen(h), "sm90_gemm_fp16_fp16_coop_128x256x64_c1x2") << "no fp16 pair: the dtype's large-M kernel";
+}
+
+// Up to 8 tokens the warp-mma kernel runs what its epilogue computes (alpha, an fp32 column bias,
+// an activation; D in the inputs' type), with the most K-loop shares that keep its wide CTAs (one
+// per 16 weight rows and share, 4 per SM) within one wave of 132 SMs, and 2 past one wave.
+TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
+  const std::string decode = "sm90_gemm_bf16_bf16_swap_warpmma_16x8x64_c1x1_biasact_noc";
+  auto splits_of = [](const GemmArgs& a) {
+    KernelChoice choice;
+    EXPECT_TRUE(select(a, hopper(), kernel_table(), &choice).ok());
+    return choice.splits;
+  };
+  EXPECT_EQ(chosen(shape(1, 4096, 4096)), decode);
+  EXPECT_EQ(splits_of(shape(1, 4096, 4096)), 2) << "256 blocks: 512 CTAs of 528";
+  EXPECT_EQ(splits_of(shape(8, 8192, 8192)), 1) << "512 blocks";
+  EXPECT_EQ(splits_of(shape(8, 28672, 8192)), 2) << "1792 blocks: past one wave";
+  EXPECT_EQ(splits_of(shape(5, 1000, 16384)), 8) << "63 blocks, the last half";
+  EXPECT_EQ(chosen(shape(9, 4096, 4096)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
+  EXPECT_EQ(chosen(shape(1, 4096, 4096, DType::kFP16, DType::kFP16)),
+            "sm90_gemm_fp16_fp16_swap_warpmma_16x8x64_c1x1_biasact_noc");
+  EXPECT_NE(chosen(shape(1, 4096, 4096, DType::kBF16, DType::kFP32)), decode) << "D in fp32";
+
+  GemmArgs a = shape(1, 4096, 4096);
+  a.epilogue.alpha = 0.5f;
+  a.epilogue.col_bias = reinterpret_cast<const float*>(0x1000);
+  a.epilogue.activation = Activation::kSiLU;
+  EXPECT_EQ(chosen(a), decode);
+  a.epilogue.col_bias_dtype = DType::kBF16;
+  EXPECT_NE(chosen(a), decode) << "a 16-bit bias would be widened first";
+  a.epilogue.col_bias_dtype = DType::kFP32;
+  a.epilogue.row_scale = reinterpret_cast<const float*>(0x2000);
+  EXPECT_NE(chosen(a), decode) << "the full tree";
+  a.epilogue.row_scale = nullptr;
+  a.epilogue.residual = reinterpret_cast<void*>(0x3000);
+  a.epilogue.ldc = 4096;
+  EXPECT_NE(chosen(a), decode) << "a residual";
+
+  GemmArgs forced = shape(9, 4096, 4096);
+  forced.kernel = KernelChoice{key_named(decode)};
+  const Status s = selecting(forced);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("serves at most 8 tokens, the call has 9"), std::string::npos) << s.message();
+  forced.M = 8;
+  forced.kernel->splits = 3;
+  EXPECT_NE(selecting(forced).message().find("among 1, 2, 4 or 8 CTAs"), std::string::npos);
 }
 
 TEST(GemmHeuristics, ResidualNeedsAKernelWithC) {

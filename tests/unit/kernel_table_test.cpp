@@ -35,9 +35,10 @@ TEST(KernelTable, RowsAreBuildable) {
     const std::string n = name(k);
     EXPECT_GT(k.tile.m * k.tile.n * k.tile.k, 0) << n;
     EXPECT_TRUE(k.schedule != Schedule::kCooperative || k.tile.m >= 128) << n << ": cooperative needs tile M >= 128";
-    if (k.schedule == Schedule::kWarpMma) {  // the static_asserts of WarpMmaGatedKernel
-      EXPECT_EQ(k.op, Op::kGatedMlp) << n;
+    if (k.schedule == Schedule::kWarpMma) {  // the static_asserts of WarpMmaGatedKernel and WarpMmaGemmKernel
+      EXPECT_TRUE(k.op == Op::kGatedMlp || (k.epilogue == EpilogueCoverage::kBiasActivation && !k.has_c)) << n;
       EXPECT_TRUE(k.swap_ab && k.tile.m == 16 && k.tile.n == 8 && k.tile.k == 64) << n;
+      EXPECT_EQ(k.d, k.a) << n;
     }
     EXPECT_EQ(k.a, k.b) << n;
     if (k.grouping == Grouping::kGrouped) {  // the static_asserts of the grouped families

@@ -39,6 +39,23 @@ constexpr Configuration kStreamK = {Schedule::kCooperative, {128, 128, 64}, {1, 
 constexpr Configuration kMidTokens = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
 constexpr Configuration kManyTokens = {Schedule::kCooperative, {128, 256, 64}, {2, 1}, false};
 constexpr Configuration kEpilogueOverlap = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
+constexpr Configuration kDecode = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
+
+// The warp-mma kernel's wide CTAs resident per SM (epifuse-warp-mma-probe prints it: 4 on H100).
+constexpr std::int64_t kDecodeCtasPerSm = 4;
+
+// K-loop shares of the warp-mma GEMM: the most (up to 8) that keep its wide CTAs, one per block
+// of 16 weight rows and share, within one wave; 2 where one share per block is already more. In
+// the probe this was the fastest CTA count or within 2 % of it on 15 weights of 19-470 MB
+// (bench/results/tuning/issue9/decode-gemm/).
+int decode_splits(std::int64_t N, int sm_count) {
+  const std::int64_t blocks = ceil_div(N, 16);
+  const std::int64_t slots = kDecodeCtasPerSm * sm_count;
+  if (blocks > slots) return 2;
+  int splits = 1;
+  while (splits < 8 && blocks * splits * 2 <= slots) splits *= 2;
+  return splits;
+}
 
 // Where the pingpong kernel's overlap of epilogue and K loop paid in the sweeps. Below four waves
 // of its tiles it lost at 50 of 93 shapes; beyond K = 16384 (little epilogue per K loop to hide)
@@ -89,6 +106,24 @@ std::optional<KernelKey> narrowest(const GemmArgs& args, const std::vector<Kerne
 
 }  // namespace
 
+std::optional<KernelChoice> decode_choice(const GemmArgs& args, const DeviceCaps& caps,
+                                          const std::vector<KernelKey>& candidates) {
+  const Epilogue& e = args.epilogue;
+  if (args.M > 8 || required_coverage(e) > EpilogueCoverage::kBiasActivation) return std::nullopt;
+  // A 16-bit bias would be widened by a kernel of its own first, which costs what the decode
+  // kernel saves.
+  if (e.col_bias != nullptr && e.col_bias_dtype != DType::kFP32) return std::nullopt;
+  std::optional<KernelKey> key = narrowest(args, candidates, kDecode);
+  if (!key) return std::nullopt;
+  KernelChoice choice{*key};
+  choice.splits = decode_splits(args.N, caps.sm_count);
+  return choice;
+}
+
+bool decode_beats_cublaslt(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates) {
+  return decode_choice(args, caps, candidates).has_value();
+}
+
 bool has_configuration(const KernelKey& key, const Configuration& c) {
   return key.arch == Arch::kSm90 && key.grouping == Grouping::kNone && key.schedule == c.schedule && key.tile.m == c.tile.m && key.tile.n == c.tile.n && key.tile.k == c.tile.k &&
          key.cluster.m == c.cluster.m && key.cluster.n == c.cluster.n && key.swap_ab == c.swap_ab &&
@@ -97,6 +132,10 @@ bool has_configuration(const KernelKey& key, const Configuration& c) {
 
 Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
+  if (std::optional<KernelChoice> decode = decode_choice(args, caps, candidates)) {
+    *choice = *decode;
+    return Status::success();
+  }
   const Configuration preferred = configuration_for(args, caps.sm_count);
   std::vector<Configuration> order = {preferred, data_parallel_twin(preferred), kMidTokens};
   if (overlaps_epilogue(args, caps.sm_count)) order.insert(order.begin(), kEpilogueOverlap);

@@ -15,6 +15,8 @@ struct GatedMlpKernel;  // gated_mlp_kernel.cuh
 template <class Row>
 struct WarpMmaGatedKernel;  // warp_mma_gated_kernel.cuh
 template <class Row>
+struct WarpMmaGemmKernel;  // warp_mma_gemm_kernel.cuh
+template <class Row>
 struct GroupedGemmKernel;  // grouped_gemm_kernel.cuh
 template <class Row>
 struct GroupedGatedMlpKernel;  // grouped_gated_mlp_kernel.cuh
@@ -24,13 +26,15 @@ detail::KernelEntry make_entry() {
   if constexpr (Row::kKey.op == Op::kGemm && Row::kKey.grouping == Grouping::kGrouped) {
     return {Row::kKey,
             detail::Launcher<GroupedGemmArgs>{&GroupedGemmKernel<Row>::run, &GroupedGemmKernel<Row>::workspace_bytes}};
+  } else if constexpr (Row::kKey.op == Op::kGemm && Row::kKey.schedule == Schedule::kWarpMma) {
+    return {Row::kKey,
+            detail::Launcher<GemmArgs>{&WarpMmaGemmKernel<Row>::run, &WarpMmaGemmKernel<Row>::workspace_bytes}};
   } else if constexpr (Row::kKey.op == Op::kGemm) {
     return {Row::kKey, detail::Launcher<GemmArgs>{&GemmKernel<Row>::run, &GemmKernel<Row>::workspace_bytes}};
   } else if constexpr (Row::kKey.grouping == Grouping::kGrouped) {
     return {Row::kKey, detail::Launcher<GroupedGatedMlpArgs>{&GroupedGatedMlpKernel<Row>::run,
                                                              &GroupedGatedMlpKernel<Row>::workspace_bytes}};
   } else if constexpr (Row::kKey.schedule == Schedule::kWarpMma) {
-    static_assert(Row::kKey.op == Op::kGatedMlp, "warp_mma serves the gated MLP");
     return {Row::kKey, detail::Launcher<GatedMlpArgs>{&WarpMmaGatedKernel<Row>::run,
                                                       &WarpMmaGatedKernel<Row>::workspace_bytes}};
   } else {

@@ -1,0 +1,269 @@
+// The warp-mma kernels' shared part, for a few tokens (decode), where the run time is the weight
+// read: warps stream weight rows from global memory straight into mma.sync A fragments (no TMA,
+// no shared memory staging, no wgmma tile of 64 rows to fill), the tokens on the 8-wide N side.
+// The ops differ in what a block of 16 weight rows is and how its sums are stored (a Store):
+// the gated MLP's 8 gate rows and their 8 up rows (warp_mma_gated_kernel.cuh), the GEMM's 16
+// output columns (warp_mma_gemm_kernel.cuh).
+//
+// Work: a CTA owns kGroups blocks of 16 rows, its warps share the K loop in 64-element steps, and
+// `splits` CTAs of a cluster share it further (narrow weights). Partial sums meet in the first
+// CTA's shared memory (distributed shared memory), summed in a fixed order: results do not depend
+// on timing.
+//
+// Fragments: mma.m16n8k16 gives lane (g, t) = (lane / 4, lane % 4) A elements of rows g and g + 8
+// at k slots {2t, 2t+1, 2t+8, 2t+9} and B elements of column g at the same slots. Any one-to-one
+// map of k to slots, used alike for A and B, leaves the sum unchanged; so each lane loads 16
+// contiguous bytes per row and chunk (elements e0..e7 at k = 64·step + 32c + 8t + e: one load
+// instruction covers 64 contiguous bytes of each of 8 rows) and feeds e0-e3 to one mma and e4-e7
+// to the next, and loads x the same way. The accumulator gives lane (g, t) the sums of rows g and
+// g + 8 of its block for tokens 2t and 2t + 1.
+#pragma once
+
+#include <cooperative_groups.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace epifuse::kernels::sm90::warp_mma {
+
+constexpr int kStepK = 64;       // k per warp step: 4 lanes x 16 elements
+constexpr int kMaxSplits = 8;    // CTAs per cluster: the portable maximum
+constexpr int kTokens = 8;       // the mma's N
+constexpr int kBlockRows = 16;   // the mma's M
+
+// What the K loop reads. A block's rows g + 8 at or past `rows` read as zero (a GEMM whose N is
+// 8 more than a multiple of 16).
+struct Mainloop {
+  const void* x;  // [M, ldx]
+  std::int64_t ldx;
+  int M;
+  const void* w;  // [rows, ldw]
+  std::int64_t ldw;
+  std::int64_t K;
+  std::int64_t rows;
+  std::int64_t steps_per_split;
+};
+
+template <class Element>
+__device__ __forceinline__ void mma_16x8x16(float (&c)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
+                                            std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
+  if constexpr (std::is_same_v<Element, __nv_bfloat16>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  }
+}
+
+// A weight load that skips L1 (each byte is read once) and has L2 fetch the 256-byte span around
+// it: 1-3 % faster than __ldcs on an H100 (bench/results/tuning/issue9/decode-gemm/).
+__device__ __forceinline__ uint4 load_weight(const void* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+
+template <class Element>
+__device__ __forceinline__ Element round_to(float v) {
+  if constexpr (std::is_same_v<Element, __nv_bfloat16>) {
+    return __float2bfloat16_rn(v);
+  } else {
+    return __float2half_rn(v);
+  }
+}
+
+// Grid: splits x (blocks / kGroups) CTAs in clusters of `splits` along x. Store::store(params,
+// sums, block, g, t, M) gets lane (g, t)'s four sums of `block` (rows g, g + 8; tokens 2t, 2t + 1).
+template <class Element, int kWarps, int kUnroll, int kGroups, class Store>
+__global__ void __launch_bounds__(kWarps * 32) kernel(const Mainloop p, const typename Store::Params store) {
+  namespace cg = cooperative_groups;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int g = lane / 4, t = lane % 4;
+  const cg::cluster_group cluster = cg::this_cluster();
+  const int splits = static_cast<int>(cluster.num_blocks());
+  const int split = static_cast<int>(cluster.block_rank());
+  const std::int64_t first_block = blockIdx.x / splits * kGroups;
+  const Element* w = static_cast<const Element*>(p.w);
+  const Element* x = static_cast<const Element*>(p.x);
+  const std::int64_t steps = (p.K + kStepK - 1) / kStepK;
+  const std::int64_t begin = split * p.steps_per_split;
+  const std::int64_t end = min(begin + p.steps_per_split, steps);
+  // A CTA may write into the first CTA's shared memory only once that CTA runs: arrive now, wait
+  // before the write, so the main loop hides the wait.
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+
+  float acc[kGroups][4] = {};
+  const uint4 zero = make_uint4(0, 0, 0, 0);
+  // Each CTA starts its K loop at its own step and wraps around, so that the CTAs running at once
+  // read at scattered offsets of their rows rather than all at the same one (rows lie a power of
+  // two of bytes apart in most models). Offsets count elements from this lane's first column of
+  // the split (32-bit: K < 2^31).
+  const int count = static_cast<int>(max(end - begin, std::int64_t{0}));
+  const int rotation = count > 0 ? static_cast<int>(blockIdx.x / splits * 37ull % count) : 0;
+  const std::int64_t first_column = begin * kStepK + 8 * t;
+  const int columns_left = static_cast<int>(p.K - first_column);
+  const Element* low_rows[kGroups];
+  bool has_high[kGroups];
+#pragma unroll
+  for (int r = 0; r < kGroups; ++r) {
+    const std::int64_t row = (first_block + r) * kBlockRows + g;
+    low_rows[r] = w + row * p.ldw + first_column;
+    has_high[r] = row + 8 < p.rows;
+  }
+  const std::int64_t high_rows = 8 * p.ldw;
+  const Element* x_row = x + g * p.ldx + first_column;
+  for (int first = warp; first < count; first += kWarps * kUnroll) {
+    // All loads of kUnroll steps first, then their mmas: bytes in flight hide the memory latency.
+    uint4 low[kUnroll][kGroups][2], high[kUnroll][kGroups][2], xs[kUnroll][2];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = first + u * kWarps;
+      const int step = i + rotation < count ? i + rotation : i + rotation - count;
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const int offset = step * kStepK + 32 * c;
+        const bool in_k = i < count && offset < columns_left;  // K is a multiple of 8: chunks are whole or absent
+#pragma unroll
+        for (int r = 0; r < kGroups; ++r) {
+          low[u][r][c] = in_k ? load_weight(low_rows[r] + offset) : zero;
+          high[u][r][c] = in_k && has_high[r] ? load_weight(low_rows[r] + high_rows + offset) : zero;
+        }
+        xs[u][c] = in_k && g < p.M ? __ldg(reinterpret_cast<const uint4*>(x_row + offset)) : zero;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+#pragma unroll
+        for (int r = 0; r < kGroups; ++r) {
+          mma_16x8x16<Element>(acc[r], low[u][r][c].x, high[u][r][c].x, low[u][r][c].y, high[u][r][c].y, xs[u][c].x,
+                               xs[u][c].y);
+          mma_16x8x16<Element>(acc[r], low[u][r][c].z, high[u][r][c].z, low[u][r][c].w, high[u][r][c].w, xs[u][c].z,
+                               xs[u][c].w);
+        }
+      }
+    }
+  }
+
+  constexpr int kValues = kGroups * 4;
+  __shared__ float by_warp[kWarps][kValues][32];
+  __shared__ float by_split[kMaxSplits][kValues][32];  // used in the cluster's first CTA
+#pragma unroll
+  for (int r = 0; r < kGroups; ++r) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) by_warp[warp][r * 4 + i][lane] = acc[r][i];
+  }
+  __syncthreads();
+  asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");
+  if (warp == 0) {
+    float* into = cluster.map_shared_rank(&by_split[split][0][0], 0);
+#pragma unroll
+    for (int j = 0; j < kValues; ++j) {
+      float sum = by_warp[0][j][lane];
+#pragma unroll
+      for (int v = 1; v < kWarps; ++v) sum += by_warp[v][j][lane];
+      into[j * 32 + lane] = sum;
+    }
+  }
+  cluster.sync();
+  if (split != 0 || warp != 0) return;
+
+#pragma unroll
+  for (int r = 0; r < kGroups; ++r) {
+    float sum[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      sum[i] = by_split[0][r * 4 + i][lane];
+      for (int q = 1; q < splits; ++q) sum[i] += by_split[q][r * 4 + i][lane];
+    }
+    Store::template store<Element>(store, sum, first_block + r, g, t, p.M);
+  }
+}
+
+// The compiled variants: CTAs of 16 or 32 rows, 4 or 8 warps.
+enum class Variant { kWide, kPairs, kSingles };
+
+template <class Element, Variant v, class Store>
+constexpr auto kernel_of() {
+  if constexpr (v == Variant::kWide) {
+    return &kernel<Element, 8, 4, 1, Store>;
+  } else if constexpr (v == Variant::kPairs) {
+    return &kernel<Element, 4, 4, 2, Store>;
+  } else {
+    return &kernel<Element, 4, 4, 1, Store>;
+  }
+}
+
+constexpr int groups_of(Variant v) { return v == Variant::kPairs ? 2 : 1; }
+
+template <class Element, Variant v, class Store>
+int resident_ctas_per_sm() {
+  static const int ctas = [] {
+    int n = 0;
+    const int threads = v == Variant::kWide ? 256 : 128;
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel_of<Element, v, Store>(), threads, 0) == cudaSuccess
+               ? n
+               : 1;
+  }();
+  return ctas;
+}
+
+// Read off epifuse-warp-mma-probe on an H200 (eight models' MLPs and two narrow weights, 1 and 8
+// tokens): a CTA count of either many waves of the resident CTAs (the last wave is a small share)
+// or less than one (every CTA streams from start to end) ran fastest; one to two waves left SMs
+// idle at the end. With this kernel the choice was within 5 % of the fastest variant on the
+// MLPs and 14-15 % behind it on the narrow weights (bench/results/tuning/issue9/warp-mma/).
+template <class Element, class Store>
+Variant choose_variant(std::int64_t blocks, int splits, int sm_count) {
+  const auto waves = [&](Variant v, int resident) {
+    return static_cast<double>(blocks / groups_of(v) * splits) / (static_cast<double>(resident) * sm_count);
+  };
+  if (splits > 1 || waves(Variant::kWide, resident_ctas_per_sm<Element, Variant::kWide, Store>()) >= 2.5) {
+    return Variant::kWide;
+  }
+  if (blocks % 2 == 0 && waves(Variant::kPairs, resident_ctas_per_sm<Element, Variant::kPairs, Store>()) <= 0.9) {
+    return Variant::kPairs;
+  }
+  return Variant::kSingles;
+}
+
+template <class Element, Variant v, class Store>
+cudaError_t launch(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks, int splits,
+                   cudaStream_t stream) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(blocks / groups_of(v) * splits));
+  config.blockDim = dim3(v == Variant::kWide ? 256 : 128);
+  config.stream = stream;
+  cudaLaunchAttribute cluster[1];
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim.x = static_cast<unsigned>(splits);
+  cluster[0].val.clusterDim.y = 1;
+  cluster[0].val.clusterDim.z = 1;
+  config.attrs = cluster;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel_of<Element, v, Store>(), mainloop, store);
+}
+
+// Launches the variant choose_variant picks.
+template <class Element, class Store>
+cudaError_t launch_chosen(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks,
+                          int splits, int sm_count, cudaStream_t stream) {
+  switch (choose_variant<Element, Store>(blocks, splits, sm_count)) {
+    case Variant::kWide: return launch<Element, Variant::kWide, Store>(mainloop, store, blocks, splits, stream);
+    case Variant::kPairs: return launch<Element, Variant::kPairs, Store>(mainloop, store, blocks, splits, stream);
+    case Variant::kSingles: return launch<Element, Variant::kSingles, Store>(mainloop, store, blocks, splits, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace epifuse::kernels::sm90::warp_mma
