@@ -101,8 +101,8 @@ epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 S
 # only: dispatch keeps the swapped 128x32 kernel (docs/heuristics.md).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)
-# The same warps for the GEMM at up to 8 tokens (alpha, column bias, activation): dispatched where
-# it reads the weight faster than cuBLASLt (docs/heuristics.md).
+# The same warps for the GEMM at up to 8 tokens (alpha, column bias, activation): dispatched for
+# the calls cuBLASLt does not compute, in place of the swapped 128x64 kernel (docs/heuristics.md).
 epifuse_kernel(OP gemm A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB EPILOGUE bias_activation)
 epifuse_kernel(OP gemm A fp16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB EPILOGUE bias_activation)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)

@@ -111,7 +111,6 @@ Status gemm_delegation(const GemmArgs& args, cudaStream_t stream, std::size_t ma
   const DeviceCaps* caps = nullptr;
   if (Status s = check_device(kOp, args, stream, &caps); !s.ok()) return s;
   if (!kernel_arch(*caps)) return Status::success();  // dispatch reports the unsupported device
-  if (gemm_decode_beats_delegation(args, *caps, compiled_keys())) return Status::success();
   *plan = plan_delegated_gemm(args, caps->device, max_workspace_bytes);
   return Status::success();
 }

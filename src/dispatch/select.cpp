@@ -187,16 +187,6 @@ bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps) {
   return false;
 }
 
-bool gemm_decode_beats_delegation(const GemmArgs& args, const DeviceCaps& caps,
-                                  const std::vector<KernelKey>& candidates) {
-  const std::optional<Arch> arch = kernel_arch(caps);
-  if (!arch || args.kernel) return false;
-  switch (*arch) {
-    case Arch::kSm90: return sm90::decode_beats_cublaslt(args, caps, candidates);
-  }
-  return false;
-}
-
 LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice) {
   return {caps.device, caps.sm_count, choice.raster, choice.swizzle, choice.splits, choice.stream_k};
 }

@@ -228,11 +228,19 @@ TEST_F(GemmBehavior, IndexesPastTwoToThe31Elements) {
   expect_case_passes(decode);
 }
 
-// Up to 8 tokens with an epilogue the warp-mma kernel computes, dispatch runs it rather than
-// cuBLASLt (gemm_heuristics.cpp), also inside a CUDA graph; replayed on new inputs.
+// Up to 8 tokens, an epilogue cuBLASLt does not compute and the warp-mma kernel does runs that
+// kernel (gemm_heuristics.cpp), also inside a CUDA graph, replayed on new inputs; a plain call
+// stays with cuBLASLt.
 TEST_F(GemmBehavior, DecodeRunsTheWarpMmaKernelAlsoInAGraph) {
+  const GemmCase plain = {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0, {}};
+  const GemmProblem delegated_problem(plain, case_seed(plain.name()));
+  std::optional<KernelChoice> plain_choice;
+  bool plain_delegated = false;
+  ASSERT_TRUE(selected_kernel(delegated_problem.args(), nullptr, &plain_choice, &plain_delegated).ok());
+  EXPECT_TRUE(plain_delegated);
+
   const GemmCase cases[] = {
-      {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0, {}},
+      {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0, {.activation = Activation::kSiLU}},
       {5, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.alpha = true, .col_bias = true, .activation = Activation::kSiLU}},
       {8, 3072, 8192, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
   };

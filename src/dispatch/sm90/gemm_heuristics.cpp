@@ -3,6 +3,9 @@
 // projections, bench/results/grid/):
 //   col_sum / col_amax  -> cooperative 128x128 (a 128-column tile keeps the per-column partial
 //                          results in registers without spilling)
+//   M <= 8, N < 8192, bias + activation at most
+//                       -> the warp-mma kernel (mma.sync warps streaming the weight rows), with 1
+//                          or 2 K-loop shares (calls cuBLASLt computes never reach dispatch)
 //   M <= 192            -> swapped 128x64 tile: the weight fills wgmma's 64-row side, the tokens
 //                          its N side; its stream-K twin (CUTLASS's heuristic decomposition) when
 //                          the K loop is deep (K >= 2N) and the tiles fill at most half the SMs.
@@ -41,20 +44,13 @@ constexpr Configuration kManyTokens = {Schedule::kCooperative, {128, 256, 64}, {
 constexpr Configuration kEpilogueOverlap = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
 constexpr Configuration kDecode = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
 
-// The warp-mma kernel's wide CTAs resident per SM (epifuse-warp-mma-probe prints it: 4 on H100).
-constexpr std::int64_t kDecodeCtasPerSm = 4;
-
-// K-loop shares of the warp-mma GEMM: the most (up to 8) that keep its wide CTAs, one per block
-// of 16 weight rows and share, within one wave; 2 where one share per block is already more. In
-// the probe this was the fastest CTA count or within 2 % of it on 15 weights of 19-470 MB
+// K-loop shares of the warp-mma GEMM: two where its wide CTAs (one per block of 16 weight rows)
+// are few, or few and long; otherwise one. In the bench sweep at 1-8 tokens (H100, 15 weights of
+// 6-184 MB) this was the fastest of 1, 2, 4 and 8 shares or within 5 % of it
 // (bench/results/tuning/issue9/decode-gemm/).
-int decode_splits(std::int64_t N, int sm_count) {
+int decode_splits(std::int64_t N, std::int64_t K) {
   const std::int64_t blocks = ceil_div(N, 16);
-  const std::int64_t slots = kDecodeCtasPerSm * sm_count;
-  if (blocks > slots) return 2;
-  int splits = 1;
-  while (splits < 8 && blocks * splits * 2 <= slots) splits *= 2;
-  return splits;
+  return blocks < 128 || (blocks <= 192 && K >= 4096) ? 2 : 1;
 }
 
 // Where the pingpong kernel's overlap of epilogue and K loop paid in the sweeps. Below four waves
@@ -104,25 +100,19 @@ std::optional<KernelKey> narrowest(const GemmArgs& args, const std::vector<Kerne
   return best;
 }
 
+// Up to 8 tokens the warp-mma kernel, where its epilogue serves the call, ran 1.14x the swapped
+// 128x64 kernel's speed on geometric mean over 42 catalogue shapes with N < 8192 (bias + GELU;
+// 1.10x plain), and 0.76-0.96x at N >= 8192 with K >= 8192 (bench/results/tuning/issue9/
+// decode-gemm/). Calls cuBLASLt computes are delegated before dispatch: there the warp-mma kernel
+// lost to cuBLASLt in the bench (0.70-1.16x), though it read as fast in isolation.
+std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<KernelKey>& candidates) {
+  if (args.M > 8 || args.N >= 8192 || required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) {
+    return std::nullopt;
+  }
+  return narrowest(args, candidates, kDecode);
+}
+
 }  // namespace
-
-std::optional<KernelChoice> decode_choice(const GemmArgs& args, const DeviceCaps& caps,
-                                          const std::vector<KernelKey>& candidates) {
-  const Epilogue& e = args.epilogue;
-  if (args.M > 8 || required_coverage(e) > EpilogueCoverage::kBiasActivation) return std::nullopt;
-  // A 16-bit bias would be widened by a kernel of its own first, which costs what the decode
-  // kernel saves.
-  if (e.col_bias != nullptr && e.col_bias_dtype != DType::kFP32) return std::nullopt;
-  std::optional<KernelKey> key = narrowest(args, candidates, kDecode);
-  if (!key) return std::nullopt;
-  KernelChoice choice{*key};
-  choice.splits = decode_splits(args.N, caps.sm_count);
-  return choice;
-}
-
-bool decode_beats_cublaslt(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates) {
-  return decode_choice(args, caps, candidates).has_value();
-}
 
 bool has_configuration(const KernelKey& key, const Configuration& c) {
   return key.arch == Arch::kSm90 && key.grouping == Grouping::kNone && key.schedule == c.schedule && key.tile.m == c.tile.m && key.tile.n == c.tile.n && key.tile.k == c.tile.k &&
@@ -132,8 +122,9 @@ bool has_configuration(const KernelKey& key, const Configuration& c) {
 
 Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
-  if (std::optional<KernelChoice> decode = decode_choice(args, caps, candidates)) {
-    *choice = *decode;
+  if (std::optional<KernelKey> decode = decode_key(args, candidates)) {
+    *choice = {*decode};
+    choice->splits = decode_splits(args.N, args.K);
     return Status::success();
   }
   const Configuration preferred = configuration_for(args, caps.sm_count);

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "dispatch/device_caps.hpp"
@@ -24,14 +23,6 @@ Status choose(const GroupedGemmArgs& args, const DeviceCaps& caps, const std::ve
               std::vector<GroupedLaunch>* launches);
 Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               std::vector<GroupedLaunch>* launches);
-
-// The warp-mma GEMM for a call of at most 8 tokens whose epilogue it computes (alpha, an fp32 or
-// no column bias, an activation), with its K-loop shares; none where it does not serve the call.
-std::optional<KernelChoice> decode_choice(const GemmArgs& args, const DeviceCaps& caps,
-                                          const std::vector<KernelKey>& candidates);
-
-// Whether decode_choice's kernel reads the call's weight faster than cuBLASLt would run the call.
-bool decode_beats_cublaslt(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates);
 
 // Whether the gated MLP runs cuBLASLt + act·mul rather than a fused kernel (no kernel forced).
 bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps);
