@@ -45,8 +45,8 @@ constexpr Configuration kEpilogueOverlap = {Schedule::kPingpong, {128, 128, 64},
 constexpr Configuration kDecode = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
 
 // K-loop shares of the warp-mma GEMM: two where its wide CTAs (one per block of 16 weight rows)
-// are few, or few and long; otherwise one. In the bench sweep at 1-8 tokens (H100, 15 weights of
-// 6-184 MB) this was the fastest of 1, 2, 4 and 8 shares or within 5 % of it
+// are few, or few and long; otherwise one. In the bench sweep at 1-8 tokens (H100, 51 catalogue
+// shapes with N < 8192) this ran within 6 % of the fastest of 1, 2, 4 and 8 shares
 // (bench/results/tuning/issue9/decode-gemm/).
 int decode_splits(std::int64_t N, std::int64_t K) {
   const std::int64_t blocks = ceil_div(N, 16);
@@ -100,9 +100,9 @@ std::optional<KernelKey> narrowest(const GemmArgs& args, const std::vector<Kerne
   return best;
 }
 
-// Up to 8 tokens the warp-mma kernel, where its epilogue serves the call, ran 1.14x the swapped
-// 128x64 kernel's speed on geometric mean over 42 catalogue shapes with N < 8192 (bias + GELU;
-// 1.10x plain), and 0.76-0.96x at N >= 8192 with K >= 8192 (bench/results/tuning/issue9/
+// Up to 8 tokens the warp-mma kernel, where its epilogue serves the call, ran 1.22x the swapped
+// 128x64 kernel's speed on geometric mean over 51 catalogue shapes with N < 8192 (bias + GELU,
+// 0.99-1.61x; 1.18x plain), and 0.76-1.09x at N >= 8192 (bench/results/tuning/issue9/
 // decode-gemm/). Calls cuBLASLt computes are delegated before dispatch: there the warp-mma kernel
 // lost to cuBLASLt in the bench (0.70-1.16x), though it read as fast in isolation.
 std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<KernelKey>& candidates) {

@@ -63,7 +63,7 @@ __device__ __forceinline__ void mma_16x8x16(float (&c)[4], std::uint32_t a0, std
 }
 
 // A weight load that skips L1 (each byte is read once) and has L2 fetch the 256-byte span around
-// it: 1-3 % faster than __ldcs on an H100 (bench/results/tuning/issue9/decode-gemm/).
+// it: 0.2-3 % faster than __ldcs on an H100 (bench/results/tuning/issue9/decode-gemm/).
 __device__ __forceinline__ uint4 load_weight(const void* p) {
   uint4 v;
   asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];\n"
