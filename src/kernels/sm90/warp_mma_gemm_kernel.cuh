@@ -20,7 +20,7 @@ namespace warp_mma {
 struct GemmStore {
   struct Params {
     float alpha;
-    const float* col_bias;  // [N] fp32 or null (dispatch widens a 16-bit bias first)
+    const float* col_bias;  // [N] fp32 or null (gemm() widens a 16-bit bias first)
     device::ActivationProgram activation;
     void* d;
     std::int64_t ldd;
