@@ -119,14 +119,16 @@ function(epifuse_kernel)
   endif()
   if(K_SCHEDULE STREQUAL "warp_mma" AND NOT (K_SWAP_AB AND K_TILE STREQUAL "16;8;64" AND K_CLUSTER STREQUAL "1;1" AND
                                               K_DECOMPOSITION STREQUAL "data_parallel" AND NOT K_HAS_C AND
-                                              K_GROUPING STREQUAL "none" AND
-                                              (K_OP STREQUAL "gated_mlp" OR K_EPILOGUE STREQUAL "bias_activation")))
+                                              (K_OP STREQUAL "gated_mlp" OR
+                                               (K_GROUPING STREQUAL "none" AND K_EPILOGUE STREQUAL "bias_activation") OR
+                                               (K_GROUPING STREQUAL "grouped" AND K_EPILOGUE STREQUAL "cast"))))
     message(FATAL_ERROR "kernel table: warp_mma rows are SWAP_AB, TILE 16 8 64, CLUSTER 1 1, data_parallel, without C, "
-                        "not grouped, and gated_mlp or a gemm with the bias_activation epilogue: epifuse_kernel(${row})")
+                        "and gated_mlp or a gemm with the bias_activation epilogue (the cast when grouped): "
+                        "epifuse_kernel(${row})")
   endif()
-  if(K_GROUPING STREQUAL "grouped" AND NOT (K_DECOMPOSITION STREQUAL "data_parallel" AND NOT K_SCHEDULE STREQUAL "warp_mma"
-                                            AND NOT K_HAS_C AND (K_OP STREQUAL "gated_mlp" OR K_EPILOGUE STREQUAL "cast")))
-    message(FATAL_ERROR "kernel table: grouped rows are data_parallel, on a TMA schedule, without C, and gated_mlp or "
+  if(K_GROUPING STREQUAL "grouped" AND NOT (K_DECOMPOSITION STREQUAL "data_parallel" AND NOT K_HAS_C AND
+                                            (K_OP STREQUAL "gated_mlp" OR K_EPILOGUE STREQUAL "cast")))
+    message(FATAL_ERROR "kernel table: grouped rows are data_parallel, without C, and gated_mlp or "
                         "a gemm with the cast epilogue: epifuse_kernel(${row})")
   endif()
   if(K_DECOMPOSITION STREQUAL "stream_k" AND NOT K_SCHEDULE STREQUAL "cooperative")
@@ -184,7 +186,9 @@ function(epifuse_kernel)
   endforeach()
 
   # The header of the kernel family that builds the row (src/kernels/<arch>/).
-  if(K_SCHEDULE STREQUAL "warp_mma" AND K_OP STREQUAL "gemm")
+  if(K_SCHEDULE STREQUAL "warp_mma" AND K_GROUPING STREQUAL "grouped")
+    set(family "warp_mma_grouped_kernel.cuh")
+  elseif(K_SCHEDULE STREQUAL "warp_mma" AND K_OP STREQUAL "gemm")
     set(family "warp_mma_gemm_kernel.cuh")
   elseif(K_SCHEDULE STREQUAL "warp_mma")
     set(family "warp_mma_gated_kernel.cuh")

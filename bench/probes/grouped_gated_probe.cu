@@ -8,9 +8,11 @@
 // correctness is the GPU suite's): with a constant the tensor cores draw less power, and where
 // the GPU is at its power limit compute-bound calls run faster than on real data. Prints one line
 // per shape and implementation: median µs, the touched experts' weight bytes over that time, and
-// that rate as a share of the measured read bandwidth.
-//   epifuse-grouped-probe [--tokens T,T,...] [--rows-first] [--constant] [model ...]
-//   models: deepseek-v3 qwen2-57b mixtral (default: all); tokens default 1,8,64,256,1024,4096;
+// that rate as a share of the measured read bandwidth. --down times the layer's grouped down GEMM
+// ([rows, N] activations by each expert's [K, N] weight) the same way instead, without the loop.
+//   epifuse-grouped-probe [--tokens T,T,...] [--rows-first] [--constant] [--down] [model ...]
+//   models: deepseek-v3 qwen2-57b mixtral qwen3-30b-a3b olmoe-1b-7b gpt-oss-20b (default: all);
+//   tokens default 1,8,64,256,1024,4096;
 //   --rows-first forces each kernel only under the raster order dispatch gives it;
 //   --constant fills x and the weights with one value, as this probe did before (to compare).
 #include <algorithm>
@@ -31,6 +33,7 @@
 
 #include "bench/harness/moe_routing.hpp"
 #include "epifuse/grouped_gated_mlp.hpp"
+#include "epifuse/grouped_gemm.hpp"
 #include "epifuse/tuning.hpp"
 
 namespace {
@@ -39,8 +42,12 @@ struct Model {
   const char* name;
   int experts, topk, N, K;
 };
+// The first three are the catalogue's; the others, narrow experts not in it, check the rules away
+// from the shapes they were fit on (E, k, N, K from each model's config.json on huggingface.co:
+// Qwen/Qwen3-30B-A3B, allenai/OLMoE-1B-7B-0924, openai/gpt-oss-20b).
 constexpr Model kModels[] = {{"deepseek-v3", 256, 8, 2048, 7168}, {"qwen2-57b", 64, 8, 2560, 3584},
-                             {"mixtral", 8, 2, 14336, 4096}};
+                             {"mixtral", 8, 2, 14336, 4096},      {"qwen3-30b-a3b", 128, 8, 768, 2048},
+                             {"olmoe-1b-7b", 64, 8, 1024, 2048},  {"gpt-oss-20b", 32, 4, 2880, 2880}};
 constexpr int kDefaultTokens[] = {1, 8, 64, 256, 1024, 4096};
 using epifuse::bench::kRoutings;
 using epifuse::bench::Routing;
@@ -176,12 +183,65 @@ std::vector<int> parse_tokens(const std::string& list) {
   return tokens;
 }
 
+// The down GEMM of the layer over the same rows: [rows, N] by each expert's [K, N] (the first
+// N·K elements of its gate/up buffer), dispatched with moe_mlp's bound and each grouped GEMM
+// kernel forced, timed and printed as the gate/up calls are.
+void time_down(const Model& m, Routing routing, int T, int rows, int touched, void* x, void* w, void* out,
+               const std::int32_t* offsets, void* ws, std::size_t ws_bytes, bool only_rows_first, double read_gbps) {
+  epifuse::GroupedGemmArgs args;
+  epifuse::GemmArgs& g = args.gemm;
+  g.M = rows;
+  g.N = m.K;
+  g.K = m.N;
+  g.A = x;
+  g.lda = m.N;
+  g.B = w;
+  g.ldb = m.N;
+  g.D = out;
+  g.ldd = m.K;
+  g.workspace = ws;
+  g.workspace_bytes = ws_bytes;
+  args.experts = m.experts;
+  args.expert_offsets = offsets;
+  args.weight_stride = static_cast<std::int64_t>(m.N) * m.K;
+  args.max_expert_rows = T;
+  std::vector<std::pair<std::string, epifuse::GroupedGemmArgs>> impls = {{"down, bound T", args}};
+  for (const epifuse::KernelKey& k : epifuse::compiled_kernels(epifuse::Op::kGemm)) {
+    if (k.grouping != epifuse::Grouping::kGrouped) continue;
+    const std::string tile = std::to_string(k.tile.m) + "x" + std::to_string(k.tile.n) + " c" +
+                             std::to_string(k.cluster.m) + "x" + std::to_string(k.cluster.n);
+    for (epifuse::RasterOrder raster : kRasters) {
+      if (only_rows_first && raster != rows_first(k)) continue;
+      epifuse::GroupedGemmArgs forced = args;
+      forced.gemm.kernel = epifuse::KernelChoice{k, raster};
+      std::string name = std::string("down forced ") + (k.swap_ab ? "swapped " : "unswapped ") + tile;
+      if (raster != epifuse::RasterOrder::kHeuristic) name += std::string(" ") + epifuse::to_string(raster);
+      impls.push_back({name, forced});
+    }
+  }
+  std::vector<std::function<void()>> calls;
+  for (const auto& impl : impls) {
+    calls.push_back([a = impl.second] {
+      if (!epifuse::grouped_gemm(a, nullptr).ok()) std::exit(2);
+    });
+  }
+  const std::vector<double> medians = interleaved_median_us(calls);
+  const double touched_bytes = static_cast<double>(touched) * m.N * m.K * 2;
+  for (std::size_t i = 0; i < impls.size(); ++i) {
+    const double gbps = touched_bytes / medians[i] / 1e3;
+    std::printf("%-12s %-7s T %5d rows %6d touched %3d/%d  %-30s %10.1f us  %7.1f GB/s  %5.1f %% of read\n", m.name,
+                to_string(routing), T, rows, touched, m.experts, impls[i].first.c_str(), medians[i], gbps,
+                100.0 * gbps / read_gbps);
+  }
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> wanted;
   std::vector<int> token_counts(std::begin(kDefaultTokens), std::end(kDefaultTokens));
-  bool only_rows_first = false, constant = false;
+  bool only_rows_first = false, constant = false, down = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--tokens" && i + 1 < argc) {
@@ -190,6 +250,8 @@ int main(int argc, char** argv) {
       only_rows_first = true;
     } else if (arg == "--constant") {
       constant = true;
+    } else if (arg == "--down") {
+      down = true;
     } else {
       wanted.push_back(arg);
     }
@@ -197,19 +259,20 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop;
   check(cudaGetDeviceProperties(&prop, 0), "device");
   const double read_gbps = read_bandwidth_gbps();
-  std::printf("device %s, streaming read %.1f GB/s, %s x and weights\n", prop.name, read_gbps,
-              constant ? "constant" : "random");
+  std::printf("device %s, streaming read %.1f GB/s, %s x and weights, %s\n", prop.name, read_gbps,
+              constant ? "constant" : "random", down ? "the down GEMM" : "gate/up");
   for (const Model& m : kModels) {
     if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), m.name) == wanted.end()) continue;
     const std::size_t weight_elems = static_cast<std::size_t>(2) * m.N * m.K;
     void *w = nullptr, *x = nullptr, *out = nullptr, *ws = nullptr;
     std::int32_t* offsets = nullptr;
     const int max_rows = *std::max_element(token_counts.begin(), token_counts.end()) * m.topk;
+    const std::size_t row_elems = static_cast<std::size_t>(std::max(m.N, m.K));  // x and out of either GEMM
     check(cudaMalloc(&w, weight_elems * m.experts * 2), "weights");
     fill_buffer(w, weight_elems * m.experts, 1, 1.0f / std::sqrt(static_cast<float>(m.K)), constant);
-    check(cudaMalloc(&x, static_cast<std::size_t>(max_rows) * m.K * 2), "x");
-    fill_buffer(x, static_cast<std::size_t>(max_rows) * m.K, 2, 1.0f, constant);
-    check(cudaMalloc(&out, static_cast<std::size_t>(max_rows) * m.N * 2), "out");
+    check(cudaMalloc(&x, max_rows * row_elems * 2), "x");
+    fill_buffer(x, max_rows * row_elems, 2, 1.0f, constant);
+    check(cudaMalloc(&out, max_rows * row_elems * 2), "out");
     check(cudaMalloc(reinterpret_cast<void**>(&offsets), (m.experts + 1) * sizeof(std::int32_t)), "offsets");
     const std::size_t ws_bytes = std::size_t{1} << 28;
     check(cudaMalloc(&ws, ws_bytes), "workspace");
@@ -247,6 +310,10 @@ int main(int argc, char** argv) {
       args.weight_stride = static_cast<std::int64_t>(weight_elems);
 
       std::vector<std::pair<std::string, std::function<void()>>> impls;
+      if (down) {
+        time_down(m, routing, T, rows, touched, x, w, out, offsets, ws, ws_bytes, only_rows_first, read_gbps);
+        continue;
+      }
       impls.push_back({"grouped", [&, args] {
                          if (!epifuse::grouped_gated_mlp(args, nullptr).ok()) std::exit(2);
                        }});

@@ -172,6 +172,13 @@ std::vector<std::int64_t> paired_tier_rows() {
   return rows;
 }
 
+// E experts, 1 or 2 rows on every seventh, some past the first 256.
+std::vector<std::int64_t> scattered_rows(std::int64_t E) {
+  std::vector<std::int64_t> rows(static_cast<std::size_t>(E), 0);
+  for (std::int64_t e = 3; e < E; e += 7) rows[static_cast<std::size_t>(e)] = 1 + e % 2;
+  return rows;
+}
+
 std::vector<GroupedCase> cases() {
   std::vector<GroupedCase> out;
   const std::vector<std::int64_t> ragged = {0, 1, 37, 200, 0, 3, 129, 64};
@@ -193,6 +200,13 @@ std::vector<GroupedCase> cases() {
   // experts of 129 and 200 rows break it.
   out.push_back({{5, 9, 0, 17, 2, 1, 33, 8}, 1000, 520, GatedActivation::kSwiGLU, true, "", 64});
   out.push_back({ragged, 1000, 520, GatedActivation::kSwiGLU, true, "", 64});
+  // A bound of 2 rows per expert on small weights runs the warp-mma kernel alone: right where the
+  // bound holds, and where experts of 3-200 rows break it (it streams their weight once per 8
+  // rows); 300 experts, past the 256 whose offsets its lookup loads at once.
+  out.push_back({{1, 0, 2, 1, 0, 0, 2, 2}, 1000, 520, GatedActivation::kGeGLUTanh, true, "", 2});
+  out.push_back({{5, 0, 8, 1, 0, 3, 9, 2}, 1000, 520, GatedActivation::kSwiGLU, true, "", 2});
+  out.push_back({ragged, 1000, 520, GatedActivation::kSwiGLU, true, "", 2});
+  out.push_back({scattered_rows(300), 256, 128, GatedActivation::kSwiGLU, true, "", 2});
   return out;
 }
 
@@ -205,11 +219,9 @@ class GroupedGatedBehavior : public ::testing::Test {
 
 // Offsets past T, negative or decreasing are clamped on the device to a running maximum inside
 // [0, T]: {-5, 40, 30, 200000, 7} runs expert 0 on rows [0, 40), expert 2 on [40, 160) and
-// experts 1 and 3 on none. Nothing is read or written out of bounds (compute-sanitizer runs this
-// case) and expert 0's rows are still its own.
-TEST_F(GroupedGatedBehavior, OffsetsOutOfRangeAreClamped) {
-  GroupedCase c{{40, 40, 40, 40}, 1000, 520, GatedActivation::kSwiGLU, true, ""};
-  GroupedProblem p(c, case_seed(c.name()));
+// experts 1 and 3 on none. Nothing is read or written out of bounds (compute-sanitizer runs these
+// cases) and expert 0's rows are still its own.
+void expect_clamped(GroupedProblem& p) {
   p.set_offsets({-5, 40, 30, 200000, 7});
   p.poison();
   ASSERT_TRUE(grouped_gated_mlp(p.args(), nullptr).ok());
@@ -221,6 +233,19 @@ TEST_F(GroupedGatedBehavior, OffsetsOutOfRangeAreClamped) {
   for (std::size_t i = 0; i < out.size(); i += 2) {
     ASSERT_FALSE(out[i] == kPoisonByte && out[i + 1] == kPoisonByte) << "row " << i / 2000 << " not written";
   }
+}
+
+TEST_F(GroupedGatedBehavior, OffsetsOutOfRangeAreClamped) {
+  GroupedCase c{{40, 40, 40, 40}, 1000, 520, GatedActivation::kSwiGLU, true, ""};
+  GroupedProblem p(c, case_seed(c.name()));
+  expect_clamped(p);
+}
+
+// The same on the warp-mma kernel (a bound of 2 rows that these experts break).
+TEST_F(GroupedGatedBehavior, OffsetsOutOfRangeAreClampedOnTheWarpMmaKernel) {
+  GroupedCase c{{40, 40, 40, 40}, 1000, 520, GatedActivation::kSwiGLU, true, "", 2};
+  GroupedProblem p(c, case_seed(c.name()));
+  expect_clamped(p);
 }
 
 // Captured once; the routing changes on the device between replays, and each replay follows it.
@@ -257,7 +282,8 @@ TEST_F(GroupedGatedBehavior, CudaGraphFollowsTheRoutingOnTheDevice) {
 }
 
 TEST_F(GroupedGatedBehavior, RejectedCallsLeaveTheOutputUntouched) {
-  GroupedCase c{{3, 5}, 1000, 520, GatedActivation::kSwiGLU, true, ""};
+  // 9 rows: dispatch picks a kernel that needs a workspace (at most 2 it may need none).
+  GroupedCase c{{3, 6}, 1000, 520, GatedActivation::kSwiGLU, true, ""};
   GroupedProblem p(c, case_seed(c.name()));
   p.poison();
   GroupedGatedMlpArgs no_experts = p.args();

@@ -192,6 +192,14 @@ std::vector<GroupedGemmCase> grouped_gemm_cases() {
   out.push_back({{5, 9, 0, 17, 2, 1, 33, 8, 4, 0, 11, 7, 3, 6, 2, 1}, 7168, 256, ""});  // a down projection
   out.push_back({{0, 700, 0}, 4096, 1024, ""});                                        // one hot expert
   out.push_back({ragged, 520, 1000, "", 64});  // a bound of 64 that experts of 129 and 200 rows break
+  // The warp-mma kernel (a bound of 2 rows per expert on small weights): a bound that holds, one
+  // that 3-200 rows break, and 300 experts (past the 256 whose offsets its lookup loads at once).
+  out.push_back({{1, 0, 2, 1, 0, 0, 2, 2}, 7168, 256, "", 2});
+  out.push_back({{5, 0, 8, 1, 0, 3, 9, 2}, 7168, 256, "", 2});
+  out.push_back({ragged, 1000, 520, "", 2});
+  std::vector<std::int32_t> scattered(300, 0);
+  for (std::size_t e = 3; e < scattered.size(); e += 7) scattered[e] = static_cast<std::int32_t>(1 + e % 2);
+  out.push_back({scattered, 264, 128, "", 2});
   return out;
 }
 
@@ -217,7 +225,8 @@ TEST_F(GroupedGemmBehavior, OffsetsOutOfRangeAreClamped) {
 }
 
 TEST_F(GroupedGemmBehavior, RejectedCallsLeaveTheOutputUntouched) {
-  GroupedGemmProblem p({{3, 5}, 1000, 520, ""}, case_seed("grouped_gemm_rejected"));
+  // 9 rows: dispatch picks a kernel that needs a workspace (at most 2 it may need none).
+  GroupedGemmProblem p({{3, 6}, 1000, 520, ""}, case_seed("grouped_gemm_rejected"));
   p.poison();
   GroupedGemmArgs with_alpha = p.args();
   with_alpha.gemm.epilogue.alpha = 0.5f;
@@ -477,8 +486,8 @@ TEST_F(MoeMlpBehavior, SameInputsGiveTheSameBits) {
 }
 
 // Captured once; new routings uploaded between replays, each replay follows its own.
-TEST_F(MoeMlpBehavior, CudaGraphFollowsTheRoutingOnTheDevice) {
-  MoeProblem p({45, 8, 2, 512, 256, GatedActivation::kSwiGLU, false, 0}, case_seed("moe_graph"));
+void expect_graph_follows_the_routing(std::int64_t T) {
+  MoeProblem p({T, 8, 2, 512, 256, GatedActivation::kSwiGLU, false, 0}, case_seed("moe_graph_T" + std::to_string(T)));
   cudaStream_t stream;
   EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   ASSERT_TRUE(moe_mlp(p.args(), stream).ok());
@@ -503,6 +512,11 @@ TEST_F(MoeMlpBehavior, CudaGraphFollowsTheRoutingOnTheDevice) {
   EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
   EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
 }
+
+TEST_F(MoeMlpBehavior, CudaGraphFollowsTheRoutingOnTheDevice) { expect_graph_follows_the_routing(45); }
+
+// At 2 tokens the grouped calls run the warp-mma kernel, which finds its experts on the device.
+TEST_F(MoeMlpBehavior, CudaGraphFollowsTheRoutingAtDecode) { expect_graph_follows_the_routing(2); }
 
 TEST_F(MoeMlpBehavior, NoTokensWritesOnlyTheDroppedCount) {
   MoeProblem p({3, 8, 2, 512, 256, GatedActivation::kSwiGLU, false, 0}, case_seed("moe_empty"));

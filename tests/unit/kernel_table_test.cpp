@@ -35,8 +35,10 @@ TEST(KernelTable, RowsAreBuildable) {
     const std::string n = name(k);
     EXPECT_GT(k.tile.m * k.tile.n * k.tile.k, 0) << n;
     EXPECT_TRUE(k.schedule != Schedule::kCooperative || k.tile.m >= 128) << n << ": cooperative needs tile M >= 128";
-    if (k.schedule == Schedule::kWarpMma) {  // the static_asserts of WarpMmaGatedKernel and WarpMmaGemmKernel
-      EXPECT_TRUE(k.op == Op::kGatedMlp || (k.epilogue == EpilogueCoverage::kBiasActivation && !k.has_c)) << n;
+    if (k.schedule == Schedule::kWarpMma) {  // the static_asserts of the warp-mma families
+      const EpilogueCoverage gemm_epilogue =
+          k.grouping == Grouping::kGrouped ? EpilogueCoverage::kCastOnly : EpilogueCoverage::kBiasActivation;
+      EXPECT_TRUE(k.op == Op::kGatedMlp || (k.epilogue == gemm_epilogue && !k.has_c)) << n;
       EXPECT_TRUE(k.swap_ab && k.tile.m == 16 && k.tile.n == 8 && k.tile.k == 64) << n;
       EXPECT_EQ(k.d, k.a) << n;
     }
@@ -45,7 +47,6 @@ TEST(KernelTable, RowsAreBuildable) {
       EXPECT_TRUE(k.op == Op::kGatedMlp || k.epilogue == EpilogueCoverage::kCastOnly) << n;
       EXPECT_FALSE(k.has_c) << n;
       EXPECT_EQ(k.decomposition, Decomposition::kDataParallel) << n;
-      EXPECT_NE(k.schedule, Schedule::kWarpMma) << n;
     }
     if (k.op == Op::kGatedMlp) {
       EXPECT_EQ(k.d, k.a) << n;

@@ -12,6 +12,7 @@
 #include "dispatch/kernel_table.hpp"
 #include "dispatch/select.hpp"
 #include "epifuse/grouped_gated_mlp.hpp"
+#include "epifuse/grouped_gemm.hpp"
 
 namespace epifuse {
 namespace {
@@ -164,6 +165,57 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   ASSERT_TRUE(detail::select(forced, h200(), detail::kernel_table(), &launches).ok());
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_TRUE(launches[0].tiers.swap_ab[0]);
+}
+
+// The warp-mma kernel alone runs every expert where no expert can have more than 2 rows and the
+// experts that can have rows hold at most 128 MiB of weights; the CUTLASS kernels otherwise.
+TEST(GroupedHeuristics, TwoRowsOnSmallExpertsRunOnTheWarpMmaKernel) {
+  auto schedule_of = [](const auto& args) {
+    std::vector<detail::GroupedLaunch> launches;
+    EXPECT_TRUE(detail::select(args, h200(), detail::kernel_table(), &launches).ok());
+    if (launches.empty()) return Schedule::kCooperative;
+    if (launches[0].choice.key.schedule == Schedule::kWarpMma) {
+      EXPECT_EQ(launches.size(), 1u);
+      EXPECT_EQ(launches[0].tiers.count, 1) << "every expert";
+      EXPECT_EQ(launches[0].choice.key.grouping, Grouping::kGrouped);
+    }
+    return launches[0].choice.key.schedule;
+  };
+  GroupedGatedMlpArgs gate_up = valid_args();  // 8 experts of 2 x 1000 x 520
+  for (std::int64_t bound : {1, 2}) {
+    gate_up.max_expert_rows = bound;
+    EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma) << bound;
+  }
+  gate_up.max_expert_rows = 3;
+  EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
+  gate_up.max_expert_rows = 0;
+  gate_up.gated.M = 2;
+  EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma) << "2 rows in all";
+  // gpt-oss-20b at one token: 4 experts of 2 x 2880 x 2880, 133 MB; Mixtral-8x7B: 2 of 2 x 14336 x 4096.
+  gate_up.gated.M = 4;
+  gate_up.max_expert_rows = 1;
+  gate_up.gated.N = gate_up.gated.w.N = gate_up.gated.ldo = 2880;
+  gate_up.gated.w.K = gate_up.gated.ldx = gate_up.gated.w.ld = 2880;
+  EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
+  gate_up.gated.M = 2;
+  gate_up.gated.N = gate_up.gated.w.N = gate_up.gated.ldo = 14336;
+  gate_up.gated.w.K = gate_up.gated.ldx = gate_up.gated.w.ld = 4096;
+  EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
+
+  // Down projections at one token: Qwen3-30B-A3B (8 of 128 experts, 2048 x 768) and Mixtral-8x7B
+  // (2 of 8, 4096 x 14336, 235 MB).
+  GroupedGemmArgs down;
+  down.gemm.M = 8;
+  down.gemm.N = 2048;
+  down.gemm.K = 768;
+  down.experts = 128;
+  down.max_expert_rows = 1;
+  EXPECT_EQ(schedule_of(down), Schedule::kWarpMma);
+  down.gemm.M = 2;
+  down.gemm.N = 4096;
+  down.gemm.K = 14336;
+  down.experts = 8;
+  EXPECT_NE(schedule_of(down), Schedule::kWarpMma);
 }
 
 }  // namespace

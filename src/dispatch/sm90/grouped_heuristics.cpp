@@ -23,6 +23,28 @@ namespace epifuse::detail::sm90 {
 namespace {
 
 constexpr std::int32_t kSwappedRowsMax = 64;
+// What the host knows of a grouped call: its rows, experts, each expert's weight rows (the GEMM's
+// N: 2N for the gated MLP) and K, and the bound on any expert's rows.
+struct GroupedShape {
+  std::int64_t rows = 0, experts = 0, weight_rows = 0, K = 0, expert_rows_max = 0;
+};
+
+// The warp-mma kernel (one launch, no setup kernel or TMA descriptors, each expert's weight
+// streamed once per 8 of its rows) where every expert has at most 2 rows and the weights of the
+// experts that can have rows (at most one per row) are at most 128 MiB. H200, each kernel forced
+// (bench/results/moe/decode-warp-mma/): at one token it took 0.67-0.82x the CUTLASS kernels' time
+// on the narrow experts of Qwen3-30B-A3B, OLMoE-1B-7B and gpt-oss-20b (25-133 MB touched), and
+// 1.09-1.25x on those of DeepSeek-V3 and Mixtral-8x7B (235-470 MB), where the fixed cost it saves
+// is a small share; from 4 rows on each of a few experts it was slower everywhere but on
+// Mixtral-8x7B's down projection.
+constexpr std::int64_t kWarpMmaRowsMax = 2;
+constexpr std::int64_t kWarpMmaTouchedBytesMax = std::int64_t{128} << 20;
+
+bool warp_mma_serves(const GroupedShape& s, DType a) {
+  const std::int64_t experts = std::min(s.experts, s.rows);
+  const std::int64_t touched = experts * s.weight_rows * s.K * static_cast<std::int64_t>(dtype_bytes(a));
+  return s.expert_rows_max <= kWarpMmaRowsMax && touched <= kWarpMmaTouchedBytesMax;
+}
 
 // Columns of the weight one cluster covers per tile.
 int cluster_columns(const KernelKey& k) { return k.tile.n * k.cluster.n; }
@@ -71,7 +93,8 @@ constexpr float kPairedMinLastFill = 0.85f;
 constexpr std::int64_t kPairedMaxExpertActivationBytes = std::int64_t{128} << 20;
 
 // The launches of a grouped call among the grouped `op` kernels of the types, no expert having more
-// than `expert_rows_max` rows. Experts of at most 64 rows run on the narrowest swapped kernel; any
+// than `expert_rows_max` rows. Where warp_mma_serves the call, the warp-mma kernel alone runs every
+// expert. Otherwise experts of at most 64 rows run on the narrowest swapped kernel; any
 // other on the kernel whose tiles pad its rows least (GroupTiers): the unswapped one (128 rows per
 // tile) or a wide swapped one (its token tile's rows), so that 129-160 rows take one 160-row
 // tile, not two of 128. H200, grouped gate/up, each kernel forced, `rows` rows on each of 2-8 hot
@@ -86,16 +109,20 @@ constexpr std::int64_t kPairedMaxExpertActivationBytes = std::int64_t{128} << 20
 // gives such a tier's experts to the unswapped kernel when their tiles (pairs for the paired
 // kernel) would not fill the SMs once (grouped_setup.cuh), and every launch's CTAs return at once
 // when it got no expert.
-Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std::int64_t expert_rows_max,
-                      std::int64_t K, const std::vector<KernelKey>& candidates, std::vector<GroupedLaunch>* launches) {
+Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, const GroupedShape& shape,
+                      const std::vector<KernelKey>& candidates, std::vector<GroupedLaunch>* launches) {
+  const std::int64_t expert_rows_max = shape.expert_rows_max;
   std::vector<const KernelKey*> swapped;  // one token tile per cluster, the narrowest first
   const KernelKey* unswapped = nullptr;   // of the widest cluster tile
   const KernelKey* paired = nullptr;      // swapped, a cluster's CTAs on two token tiles of one weight tile
+  const KernelKey* warp_mma = nullptr;    // no setup kernel, at most 8 rows per expert in one pass
   for (const KernelKey& k : candidates) {
     if (k.op != op || k.arch != Arch::kSm90 || k.grouping != Grouping::kGrouped || k.a != a || k.b != b || k.d != d) {
       continue;
     }
-    if (k.swap_ab && k.cluster.n > 1) {
+    if (k.schedule == Schedule::kWarpMma) {
+      if (warp_mma == nullptr) warp_mma = &k;
+    } else if (k.swap_ab && k.cluster.n > 1) {
       if (paired == nullptr) paired = &k;
     } else if (k.swap_ab) {
       swapped.push_back(&k);
@@ -103,11 +130,15 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std
       unswapped = &k;
     }
   }
+  if (warp_mma != nullptr && warp_mma_serves(shape, a)) {
+    launches->push_back(GroupedLaunch::alone(KernelChoice{*warp_mma}));
+    return Status::success();
+  }
   std::stable_sort(swapped.begin(), swapped.end(),
                    [](const KernelKey* x, const KernelKey* y) { return x->tile.n < y->tile.n; });
   if (swapped.empty() && unswapped == nullptr) {
-    if (paired != nullptr) {
-      launches->push_back(GroupedLaunch::alone(rows_first(*paired)));
+    if (paired != nullptr || warp_mma != nullptr) {
+      launches->push_back(GroupedLaunch::alone(paired != nullptr ? rows_first(*paired) : KernelChoice{*warp_mma}));
       return Status::success();
     }
     return Status::not_supported(std::string(op_name) + ": no compiled sm90 grouped kernel serves " + to_string(a) +
@@ -139,7 +170,7 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std
     if (expert_rows_max > held) add(k, k->tile.n, kWideRowCost);
     held = k->tile.n;
   }
-  const std::int64_t row_bytes = std::max<std::int64_t>(K, 1) * static_cast<std::int64_t>(dtype_bytes(a));
+  const std::int64_t row_bytes = std::max<std::int64_t>(shape.K, 1) * static_cast<std::int64_t>(dtype_bytes(a));
   const bool paired_fits = expert_rows_max <= kPairedMaxExpertActivationBytes / row_bytes;
   if (paired != nullptr && paired_fits && kernels.size() < GroupTiers::kMax && expert_rows_max > held) {
     add(paired, paired->tile.n * paired->cluster.n, kPairedRowCost, kPairedMinLastFill);
@@ -154,15 +185,16 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, std
 Status choose(const GroupedGemmArgs& args, const DeviceCaps&, const std::vector<KernelKey>& candidates,
               std::vector<GroupedLaunch>* launches) {
   const GemmArgs& g = args.gemm;
-  return choose_grouped("grouped_gemm", Op::kGemm, g.a_dtype, g.b_dtype, g.d_dtype,
-                        expert_rows_bound(g.M, args.max_expert_rows), g.K, candidates, launches);
+  const GroupedShape shape{g.M, args.experts, g.N, g.K, expert_rows_bound(g.M, args.max_expert_rows)};
+  return choose_grouped("grouped_gemm", Op::kGemm, g.a_dtype, g.b_dtype, g.d_dtype, shape, candidates, launches);
 }
 
 Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps&, const std::vector<KernelKey>& candidates,
               std::vector<GroupedLaunch>* launches) {
   const GatedMlpArgs& g = args.gated;
-  return choose_grouped("grouped_gated_mlp", Op::kGatedMlp, g.x_dtype, g.w.dtype, g.out_dtype,
-                        expert_rows_bound(g.M, args.max_expert_rows), g.w.K, candidates, launches);
+  const GroupedShape shape{g.M, args.experts, 2 * g.w.N, g.w.K, expert_rows_bound(g.M, args.max_expert_rows)};
+  return choose_grouped("grouped_gated_mlp", Op::kGatedMlp, g.x_dtype, g.w.dtype, g.out_dtype, shape, candidates,
+                        launches);
 }
 
 }  // namespace epifuse::detail::sm90

@@ -17,13 +17,24 @@ struct WarpMmaGatedKernel;  // warp_mma_gated_kernel.cuh
 template <class Row>
 struct WarpMmaGemmKernel;  // warp_mma_gemm_kernel.cuh
 template <class Row>
+struct WarpMmaGroupedGatedKernel;  // warp_mma_grouped_kernel.cuh
+template <class Row>
+struct WarpMmaGroupedGemmKernel;  // warp_mma_grouped_kernel.cuh
+template <class Row>
 struct GroupedGemmKernel;  // grouped_gemm_kernel.cuh
 template <class Row>
 struct GroupedGatedMlpKernel;  // grouped_gated_mlp_kernel.cuh
 
 template <class Row>
 detail::KernelEntry make_entry() {
-  if constexpr (Row::kKey.op == Op::kGemm && Row::kKey.grouping == Grouping::kGrouped) {
+  if constexpr (Row::kKey.grouping == Grouping::kGrouped && Row::kKey.schedule == Schedule::kWarpMma &&
+                Row::kKey.op == Op::kGemm) {
+    return {Row::kKey, detail::Launcher<GroupedGemmArgs>{&WarpMmaGroupedGemmKernel<Row>::run,
+                                                         &WarpMmaGroupedGemmKernel<Row>::workspace_bytes}};
+  } else if constexpr (Row::kKey.grouping == Grouping::kGrouped && Row::kKey.schedule == Schedule::kWarpMma) {
+    return {Row::kKey, detail::Launcher<GroupedGatedMlpArgs>{&WarpMmaGroupedGatedKernel<Row>::run,
+                                                             &WarpMmaGroupedGatedKernel<Row>::workspace_bytes}};
+  } else if constexpr (Row::kKey.op == Op::kGemm && Row::kKey.grouping == Grouping::kGrouped) {
     return {Row::kKey,
             detail::Launcher<GroupedGemmArgs>{&GroupedGemmKernel<Row>::run, &GroupedGemmKernel<Row>::workspace_bytes}};
   } else if constexpr (Row::kKey.op == Op::kGemm && Row::kKey.schedule == Schedule::kWarpMma) {

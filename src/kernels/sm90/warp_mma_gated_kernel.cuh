@@ -33,7 +33,16 @@ struct GatedStore {
     void* out;
     std::int64_t ldo;
     device::GatedMath math;
+    std::int64_t bias_stride = 0;  // grouped: floats from one expert's packed bias to the next
   };
+
+  // The params of expert `expert`, whose rows of out start at `first_row` (grouped kernels).
+  template <class Element>
+  static __device__ __forceinline__ Params at_rows(Params p, std::int64_t expert, std::int64_t first_row) {
+    if (p.bias != nullptr) p.bias += expert * p.bias_stride;
+    p.out = static_cast<Element*>(p.out) + first_row * p.ldo;
+    return p;
+  }
 
   template <class Element>
   static __device__ __forceinline__ void store(const Params& p, const float (&sum)[4], std::int64_t block, int g, int t,

@@ -27,6 +27,13 @@ struct GemmStore {
     std::int64_t N;
   };
 
+  // The params of an expert whose rows of D start at `first_row` (grouped kernels: no bias).
+  template <class Element>
+  static __device__ __forceinline__ Params at_rows(Params p, std::int64_t, std::int64_t first_row) {
+    p.d = static_cast<Element*>(p.d) + first_row * p.ldd;
+    return p;
+  }
+
   // A lane's values of one column for its two tokens, for activate.
   struct TokenValues {
     static constexpr int kElements = 2;

@@ -81,25 +81,33 @@ __device__ __forceinline__ Element round_to(float v) {
   }
 }
 
-// Grid: splits x (blocks / kGroups) CTAs in clusters of `splits` along x. Store::store(params,
-// sums, block, g, t, M) gets lane (g, t)'s four sums of `block` (rows g, g + 8; tokens 2t, 2t + 1).
+// One pass of a CTA over its kGroups blocks from `first_block` for the (at most 8) tokens of p:
+// its share of the K loop, the sums met in the cluster's first CTA, and that CTA's Store::store(
+// params, sums, block, g, t, M), which gets lane (g, t)'s four sums of `block` (rows g, g + 8;
+// tokens 2t, 2t + 1). `seed` scatters the CTAs' K-loop starts. A CTA that makes another pass
+// must have made its earlier ones (`again`): the cluster's barriers pair up pass by pass.
 template <class Element, int kWarps, int kUnroll, int kGroups, class Store>
-__global__ void __launch_bounds__(kWarps * 32) kernel(const Mainloop p, const typename Store::Params store) {
+__device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Params& store, std::int64_t first_block,
+                                     std::uint64_t seed, bool again) {
   namespace cg = cooperative_groups;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
   const cg::cluster_group cluster = cg::this_cluster();
   const int splits = static_cast<int>(cluster.num_blocks());
   const int split = static_cast<int>(cluster.block_rank());
-  const std::int64_t first_block = blockIdx.x / splits * kGroups;
   const Element* w = static_cast<const Element*>(p.w);
   const Element* x = static_cast<const Element*>(p.x);
   const std::int64_t steps = (p.K + kStepK - 1) / kStepK;
   const std::int64_t begin = split * p.steps_per_split;
   const std::int64_t end = min(begin + p.steps_per_split, steps);
-  // A CTA may write into the first CTA's shared memory only once that CTA runs: arrive now, wait
-  // before the write, so the main loop hides the wait.
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+  // A CTA may write into the first CTA's shared memory only once that CTA runs (and, on a later
+  // pass, has read the sums of the one before): arrive now, wait before the write, so the main
+  // loop hides the wait.
+  if (again) {
+    asm volatile("barrier.cluster.arrive.aligned;\n" ::: "memory");
+  } else {
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+  }
 
   float acc[kGroups][4] = {};
   const uint4 zero = make_uint4(0, 0, 0, 0);
@@ -108,7 +116,7 @@ __global__ void __launch_bounds__(kWarps * 32) kernel(const Mainloop p, const ty
   // two of bytes apart in most models). Offsets count elements from this lane's first column of
   // the split (32-bit: K < 2^31).
   const int count = static_cast<int>(max(end - begin, std::int64_t{0}));
-  const int rotation = count > 0 ? static_cast<int>(blockIdx.x / splits * 37ull % count) : 0;
+  const int rotation = count > 0 ? static_cast<int>(seed * 37ull % count) : 0;
   const std::int64_t first_column = begin * kStepK + 8 * t;
   const int columns_left = static_cast<int>(p.K - first_column);
   const Element* low_rows[kGroups];
@@ -188,6 +196,14 @@ __global__ void __launch_bounds__(kWarps * 32) kernel(const Mainloop p, const ty
     }
     Store::template store<Element>(store, sum, first_block + r, g, t, p.M);
   }
+}
+
+// Grid: splits x (blocks / kGroups) CTAs in clusters of `splits` along x.
+template <class Element, int kWarps, int kUnroll, int kGroups, class Store>
+__global__ void __launch_bounds__(kWarps * 32) kernel(const Mainloop p, const typename Store::Params store) {
+  const unsigned splits = cooperative_groups::this_cluster().num_blocks();
+  const std::uint64_t cta_blocks = blockIdx.x / splits;
+  pass<Element, kWarps, kUnroll, kGroups, Store>(p, store, cta_blocks * kGroups, cta_blocks, false);
 }
 
 // The compiled variants: CTAs of 16 or 32 rows, 4 or 8 warps.
