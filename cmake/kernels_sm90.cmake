@@ -105,8 +105,9 @@ epifuse_kernel(OP gated_mlp A fp16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)
 # the calls cuBLASLt does not compute, in place of the swapped 128x64 kernel (docs/heuristics.md).
 epifuse_kernel(OP gemm A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB EPILOGUE bias_activation)
 epifuse_kernel(OP gemm A fp16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB EPILOGUE bias_activation)
-# The same warps over a MoE layer's experts (both grouped ops) where no expert has more than 8
-# rows: one launch, no setup kernel or TMA descriptors (src/dispatch/sm90/grouped_heuristics.cpp).
+# The same warps over a MoE layer's experts (both grouped ops), each expert's weight streamed once
+# per 8 of its rows: one launch, no setup kernel or TMA descriptors; dispatched at 1-2 rows per
+# expert on small experts (src/dispatch/sm90/grouped_heuristics.cpp).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB EPILOGUE cast GROUPING grouped)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)

@@ -26,12 +26,14 @@ struct GroupedCase {
   bool bias = true;
   std::string kernel;  // forced by name; empty: dispatch
   std::int64_t max_expert_rows = 0;  // the caller's bound (0: none); it may be wrong
+  int splits = 1;                    // the forced kernel's (a warp-mma kernel's cluster shares)
 
   std::string name() const {
     std::string s = "E" + std::to_string(rows.size()) + "_T" +
                     std::to_string(std::accumulate(rows.begin(), rows.end(), std::int64_t{0})) + "_N" +
                     std::to_string(N) + "_K" + std::to_string(K) + "_" + to_string(activation) + (bias ? "_bias" : "");
     if (max_expert_rows > 0) s += "_bound" + std::to_string(max_expert_rows);
+    if (splits > 1) s += "_splits" + std::to_string(splits);
     return kernel.empty() ? s : s + "_" + kernel;
   }
 };
@@ -83,7 +85,7 @@ class GroupedProblem {
     g.out = out_.data();
     g.ldo = c.N;
     g.activation = c.activation;
-    if (!c.kernel.empty()) g.kernel = KernelChoice{*find_kernel(c.kernel)};
+    if (!c.kernel.empty()) g.kernel = KernelChoice{*find_kernel(c.kernel), RasterOrder::kHeuristic, 1, c.splits};
     args_.experts = E;
     args_.expert_offsets = offsets_buffer_.as<std::int32_t>();
     args_.weight_stride = static_cast<std::int64_t>(weight);
@@ -188,6 +190,9 @@ std::vector<GroupedCase> cases() {
     out.push_back({ragged, 1000, 520, GatedActivation::kSwiGLU, true, kernel});
     out.push_back({{0, 0, 300, 0}, 1000, 520, GatedActivation::kGeGLUTanh, false, kernel});  // one hot expert
     out.push_back({{0, 0, 0, 0, 0, 1, 0, 0}, 1000, 520, GatedActivation::kReGLU, true, kernel});  // T = 1
+    if (k.schedule == Schedule::kWarpMma) {  // 4 CTAs of a cluster share the K loop, pass after pass
+      out.push_back({ragged, 1000, 520, GatedActivation::kSwiGLU, true, kernel, 0, 4});
+    }
   }
   // Experts on both sides of each tier's rows (64, 128, 160, 208); the wide tiers' few tiles run on
   // the unswapped kernel. Then enough experts of 150 and 200 rows for the wide kernels' launches.

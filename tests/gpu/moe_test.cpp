@@ -69,13 +69,14 @@ struct GroupedGemmCase {
   std::int64_t N = 1000, K = 520;
   std::string kernel;  // forced by name; empty: dispatch
   std::int64_t max_expert_rows = 0;  // the caller's bound (0: none); it may be wrong
+  int splits = 1;                    // the forced kernel's (a warp-mma kernel's cluster shares)
 
   std::string name() const {
     std::int64_t T = 0;
     for (auto r : rows) T += r;
     return "E" + std::to_string(rows.size()) + "_T" + std::to_string(T) + "_N" + std::to_string(N) + "_K" +
            std::to_string(K) + (max_expert_rows > 0 ? "_bound" + std::to_string(max_expert_rows) : "") +
-           (kernel.empty() ? "" : "_" + kernel);
+           (splits > 1 ? "_splits" + std::to_string(splits) : "") + (kernel.empty() ? "" : "_" + kernel);
   }
 };
 
@@ -103,7 +104,7 @@ class GroupedGemmProblem {
     g.ldb = c.K;
     g.D = d_buf_.data();
     g.ldd = c.N;
-    if (!c.kernel.empty()) g.kernel = KernelChoice{*find_kernel(c.kernel)};
+    if (!c.kernel.empty()) g.kernel = KernelChoice{*find_kernel(c.kernel), RasterOrder::kHeuristic, 1, c.splits};
     args_.experts = E;
     args_.expert_offsets = offsets_buf_.as<std::int32_t>();
     args_.weight_stride = c.N * c.K;
@@ -182,6 +183,9 @@ std::vector<GroupedGemmCase> grouped_gemm_cases() {
     if (k.grouping != Grouping::kGrouped) continue;
     out.push_back({ragged, 1000, 520, name(k)});
     out.push_back({{0, 0, 0, 1}, 1000, 520, name(k)});  // T = 1
+    if (k.schedule == Schedule::kWarpMma) {  // 4 CTAs of a cluster share the K loop, pass after pass
+      out.push_back({ragged, 1000, 520, name(k), 0, 4});
+    }
   }
   out.push_back({{64, 65, 160, 161, 208, 209, 0, 300}, 1000, 520, ""});  // both sides of each tier's rows
   std::vector<std::int32_t> wide(17, 150);  // enough experts for the wide tiers' launches (8 weight tiles each)

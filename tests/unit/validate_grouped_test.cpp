@@ -216,6 +216,12 @@ TEST(GroupedHeuristics, TwoRowsOnSmallExpertsRunOnTheWarpMmaKernel) {
   down.gemm.K = 14336;
   down.experts = 8;
   EXPECT_NE(schedule_of(down), Schedule::kWarpMma);
+  // More experts that can have rows than the grid's y holds (65535), however small.
+  down.gemm.M = down.experts = 70000;
+  down.gemm.N = down.gemm.K = 16;
+  EXPECT_NE(schedule_of(down), Schedule::kWarpMma);
+  down.gemm.M = down.experts = 65535;
+  EXPECT_EQ(schedule_of(down), Schedule::kWarpMma);
 }
 
 }  // namespace

@@ -31,19 +31,21 @@ struct GroupedShape {
 
 // The warp-mma kernel (one launch, no setup kernel or TMA descriptors, each expert's weight
 // streamed once per 8 of its rows) where every expert has at most 2 rows and the weights of the
-// experts that can have rows (at most one per row) are at most 128 MiB. H200, each kernel forced
-// (bench/results/moe/decode-warp-mma/): at one token it took 0.67-0.82x the CUTLASS kernels' time
-// on the narrow experts of Qwen3-30B-A3B, OLMoE-1B-7B and gpt-oss-20b (25-133 MB touched), and
-// 1.09-1.25x on those of DeepSeek-V3 and Mixtral-8x7B (235-470 MB), where the fixed cost it saves
-// is a small share; from 4 rows on each of a few experts it was slower everywhere but on
+// experts that can have rows (at most one per row; a grid row each) are at most 128 MiB. H200,
+// each kernel forced (bench/results/moe/decode-warp-mma/fit-probe-*.log): at one token it took
+// 0.67-0.85x the 128x32 CUTLASS kernel's time on the experts of Qwen3-30B-A3B, OLMoE-1B-7B and
+// gpt-oss-20b (25-133 MB touched), 0.95-0.97x on Qwen2-57B-A14B's down projection (147 MB, past the
+// bound) and 0.97-1.25x on DeepSeek-V3's and Mixtral-8x7B's (235-470 MB), where the fixed cost it
+// saves is a small share; from 4 rows on each of a few experts it was slower everywhere but on
 // Mixtral-8x7B's down projection.
 constexpr std::int64_t kWarpMmaRowsMax = 2;
 constexpr std::int64_t kWarpMmaTouchedBytesMax = std::int64_t{128} << 20;
+constexpr std::int64_t kWarpMmaSlotsMax = 65535;  // the grid's y
 
 bool warp_mma_serves(const GroupedShape& s, DType a) {
   const std::int64_t experts = std::min(s.experts, s.rows);
   const std::int64_t touched = experts * s.weight_rows * s.K * static_cast<std::int64_t>(dtype_bytes(a));
-  return s.expert_rows_max <= kWarpMmaRowsMax && touched <= kWarpMmaTouchedBytesMax;
+  return s.expert_rows_max <= kWarpMmaRowsMax && touched <= kWarpMmaTouchedBytesMax && experts <= kWarpMmaSlotsMax;
 }
 
 // Columns of the weight one cluster covers per tile.
