@@ -104,6 +104,7 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
   // pass, has read the sums of the one before): arrive now, wait before the write, so the main
   // loop hides the wait.
   if (again) {
+    __syncthreads();  // the CTA's sums of the pass before are read (by_warp, by_split) before it rewrites them
     asm volatile("barrier.cluster.arrive.aligned;\n" ::: "memory");
   } else {
     asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
