@@ -11,7 +11,8 @@
 // that rate as a share of the measured read bandwidth. --down times the layer's grouped down GEMM
 // ([rows, N] activations by each expert's [K, N] weight) the same way instead, without the loop.
 //   epifuse-grouped-probe [--tokens T,T,...] [--rows-first] [--constant] [--down] [model ...]
-//   models: deepseek-v3 qwen2-57b mixtral qwen3-30b-a3b olmoe-1b-7b gpt-oss-20b (default: all);
+//   models: deepseek-v3 qwen2-57b mixtral qwen3-30b-a3b olmoe-1b-7b gpt-oss-20b mixtral-8x22b dbrx
+//   llama4-scout (default: all);
 //   tokens default 1,8,64,256,1024,4096;
 //   --rows-first forces each kernel only under the raster order dispatch gives it;
 //   --constant fills x and the weights with one value, as this probe did before (to compare).
@@ -42,12 +43,15 @@ struct Model {
   const char* name;
   int experts, topk, N, K;
 };
-// The first three are the catalogue's; the others, narrow experts not in it, check the rules away
-// from the shapes they were fit on (E, k, N, K from each model's config.json on huggingface.co:
-// Qwen/Qwen3-30B-A3B, allenai/OLMoE-1B-7B-0924, openai/gpt-oss-20b).
-constexpr Model kModels[] = {{"deepseek-v3", 256, 8, 2048, 7168}, {"qwen2-57b", 64, 8, 2560, 3584},
-                             {"mixtral", 8, 2, 14336, 4096},      {"qwen3-30b-a3b", 128, 8, 768, 2048},
-                             {"olmoe-1b-7b", 64, 8, 1024, 2048},  {"gpt-oss-20b", 32, 4, 2880, 2880}};
+// The first three are the catalogue's; the others, not in it, check the rules away from the shapes
+// they were fit on: narrow experts and wide ones (E, k, N, K from each model's config.json on
+// huggingface.co: Qwen/Qwen3-30B-A3B, allenai/OLMoE-1B-7B-0924, openai/gpt-oss-20b,
+// mistralai/Mixtral-8x22B-v0.1, databricks/dbrx-base, meta-llama/Llama-4-Scout-17B-16E).
+constexpr Model kModels[] = {{"deepseek-v3", 256, 8, 2048, 7168},  {"qwen2-57b", 64, 8, 2560, 3584},
+                             {"mixtral", 8, 2, 14336, 4096},       {"qwen3-30b-a3b", 128, 8, 768, 2048},
+                             {"olmoe-1b-7b", 64, 8, 1024, 2048},   {"gpt-oss-20b", 32, 4, 2880, 2880},
+                             {"mixtral-8x22b", 8, 2, 16384, 6144}, {"dbrx", 16, 4, 10752, 6144},
+                             {"llama4-scout", 16, 1, 8192, 5120}};
 constexpr int kDefaultTokens[] = {1, 8, 64, 256, 1024, 4096};
 using epifuse::bench::kRoutings;
 using epifuse::bench::Routing;

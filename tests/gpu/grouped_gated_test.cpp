@@ -212,6 +212,7 @@ std::vector<GroupedCase> cases() {
   out.push_back({{5, 0, 8, 1, 0, 3, 9, 2}, 1000, 520, GatedActivation::kSwiGLU, true, "", 2});
   out.push_back({ragged, 1000, 520, GatedActivation::kSwiGLU, true, "", 2});
   out.push_back({scattered_rows(300), 256, 128, GatedActivation::kSwiGLU, true, "", 2});
+  out.push_back({{2, 0, 1}, 256, 8200, GatedActivation::kSwiGLU, true, "", 2});  // long rows: the wide CTAs
   return out;
 }
 

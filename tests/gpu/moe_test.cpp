@@ -204,6 +204,7 @@ std::vector<GroupedGemmCase> grouped_gemm_cases() {
   std::vector<std::int32_t> scattered(300, 0);
   for (std::size_t e = 3; e < scattered.size(); e += 7) scattered[e] = static_cast<std::int32_t>(1 + e % 2);
   out.push_back({scattered, 264, 128, "", 2});
+  out.push_back({{2, 0, 1}, 520, 8200, "", 2});  // long rows: the wide CTAs
   return out;
 }
 

@@ -167,9 +167,10 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
   EXPECT_TRUE(launches[0].tiers.swap_ab[0]);
 }
 
-// The warp-mma kernel alone runs every expert where no expert can have more than 2 rows and the
-// experts that can have rows hold at most 128 MiB of weights; the CUTLASS kernels otherwise.
-TEST(GroupedHeuristics, TwoRowsOnSmallExpertsRunOnTheWarpMmaKernel) {
+// The warp-mma kernel alone runs every expert where no expert can have more than 2 rows and either
+// the experts that can have rows hold at most 128 MiB of weights or the 128x32 kernel would have
+// at most 1.5 tiles per SM (198 on 132 SMs); the CUTLASS kernels otherwise.
+TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   auto schedule_of = [](const auto& args) {
     std::vector<detail::GroupedLaunch> launches;
     EXPECT_TRUE(detail::select(args, h200(), detail::kernel_table(), &launches).ok());
@@ -191,7 +192,8 @@ TEST(GroupedHeuristics, TwoRowsOnSmallExpertsRunOnTheWarpMmaKernel) {
   gate_up.max_expert_rows = 0;
   gate_up.gated.M = 2;
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma) << "2 rows in all";
-  // gpt-oss-20b at one token: 4 experts of 2 x 2880 x 2880, 133 MB; Mixtral-8x7B: 2 of 2 x 14336 x 4096.
+  // gpt-oss-20b at one token: 4 experts of 2 x 2880 x 2880, 133 MB; Mixtral-8x7B: 2 of 2 x 14336 x
+  // 4096, 470 MB in 448 tiles.
   gate_up.gated.M = 4;
   gate_up.max_expert_rows = 1;
   gate_up.gated.N = gate_up.gated.w.N = gate_up.gated.ldo = 2880;
@@ -202,8 +204,9 @@ TEST(GroupedHeuristics, TwoRowsOnSmallExpertsRunOnTheWarpMmaKernel) {
   gate_up.gated.w.K = gate_up.gated.ldx = gate_up.gated.w.ld = 4096;
   EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
 
-  // Down projections at one token: Qwen3-30B-A3B (8 of 128 experts, 2048 x 768) and Mixtral-8x7B
-  // (2 of 8, 4096 x 14336, 235 MB).
+  // Down projections at one token: Qwen3-30B-A3B (8 of 128 experts, 2048 x 768); Mixtral-8x7B (2 of
+  // 8, 4096 x 14336: 235 MB in 64 tiles); at 3 tokens (6 experts, 192 tiles) a bound of 3 rows is
+  // too many; DeepSeek-V3 (8 of 256, 7168 x 2048: 235 MB in 448 tiles).
   GroupedGemmArgs down;
   down.gemm.M = 8;
   down.gemm.N = 2048;
@@ -215,6 +218,15 @@ TEST(GroupedHeuristics, TwoRowsOnSmallExpertsRunOnTheWarpMmaKernel) {
   down.gemm.N = 4096;
   down.gemm.K = 14336;
   down.experts = 8;
+  EXPECT_EQ(schedule_of(down), Schedule::kWarpMma);
+  down.gemm.M = 6;
+  down.max_expert_rows = 3;
+  EXPECT_NE(schedule_of(down), Schedule::kWarpMma);
+  down.gemm.M = 8;
+  down.max_expert_rows = 1;
+  down.gemm.N = 7168;
+  down.gemm.K = 2048;
+  down.experts = 256;
   EXPECT_NE(schedule_of(down), Schedule::kWarpMma);
   // More experts that can have rows than the grid's y holds (65535), however small.
   down.gemm.M = down.experts = 70000;

@@ -30,22 +30,28 @@ struct GroupedShape {
 };
 
 // The warp-mma kernel (one launch, no setup kernel or TMA descriptors, each expert's weight
-// streamed once per 8 of its rows) where every expert has at most 2 rows and the weights of the
-// experts that can have rows (at most one per row; a grid row each) are at most 128 MiB. H200,
-// each kernel forced (bench/results/moe/decode-warp-mma/fit-probe-*.log): at one token it took
-// 0.67-0.85x the 128x32 CUTLASS kernel's time on the experts of Qwen3-30B-A3B, OLMoE-1B-7B and
-// gpt-oss-20b (25-133 MB touched), 0.95-0.97x on Qwen2-57B-A14B's down projection (147 MB, past the
-// bound) and 0.97-1.25x on DeepSeek-V3's and Mixtral-8x7B's (235-470 MB), where the fixed cost it
-// saves is a small share; from 4 rows on each of a few experts it was slower everywhere but on
-// Mixtral-8x7B's down projection.
+// streamed once per 8 of its rows) where every expert has at most 2 rows and either the weights of
+// the experts that can have rows (at most one per row; a grid row each) are at most 128 MiB or the
+// 128x32 CUTLASS kernel would have at most 1.5 tiles per SM. H200, each kernel forced
+// (bench/results/moe/decode-warp-mma/): at one token the warp-mma kernel took 0.67-0.85x the
+// 128x32 kernel's time on the experts of Qwen3-30B-A3B, OLMoE-1B-7B and gpt-oss-20b (25-133 MB),
+// 0.47-0.96x where the 128x32 kernel had 40-192 tiles (down projections of Mixtral-8x7B and 8x22B,
+// DBRX and Llama-4 Scout at 1-2 tokens; Scout's gate/up at one token), and 1.08-1.25x on the
+// gate/up of DeepSeek-V3, Qwen2-57B-A14B and Mixtral-8x7B (256-448 tiles, 294-470 MB), where the
+// fixed cost it saves is a small share and the CUTLASS kernel fills the SMs. With more rows per
+// expert most of its slots go empty under skewed routing.
 constexpr std::int64_t kWarpMmaRowsMax = 2;
 constexpr std::int64_t kWarpMmaTouchedBytesMax = std::int64_t{128} << 20;
+constexpr double kWarpMmaFewRowsTilesPerSm = 1.5;
 constexpr std::int64_t kWarpMmaSlotsMax = 65535;  // the grid's y
 
-bool warp_mma_serves(const GroupedShape& s, DType a) {
+bool warp_mma_serves(const GroupedShape& s, DType a, int sm_count) {
   const std::int64_t experts = std::min(s.experts, s.rows);
+  if (s.expert_rows_max > kWarpMmaRowsMax || experts > kWarpMmaSlotsMax) return false;
   const std::int64_t touched = experts * s.weight_rows * s.K * static_cast<std::int64_t>(dtype_bytes(a));
-  return s.expert_rows_max <= kWarpMmaRowsMax && touched <= kWarpMmaTouchedBytesMax && experts <= kWarpMmaSlotsMax;
+  const std::int64_t few_rows_tiles = experts * ((s.weight_rows + 127) / 128);  // one 32-row token tile each
+  return touched <= kWarpMmaTouchedBytesMax ||
+         static_cast<double>(few_rows_tiles) <= kWarpMmaFewRowsTilesPerSm * static_cast<double>(sm_count);
 }
 
 // Columns of the weight one cluster covers per tile.
@@ -111,7 +117,7 @@ constexpr std::int64_t kPairedMaxExpertActivationBytes = std::int64_t{128} << 20
 // gives such a tier's experts to the unswapped kernel when their tiles (pairs for the paired
 // kernel) would not fill the SMs once (grouped_setup.cuh), and every launch's CTAs return at once
 // when it got no expert.
-Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, const GroupedShape& shape,
+Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, const GroupedShape& shape, int sm_count,
                       const std::vector<KernelKey>& candidates, std::vector<GroupedLaunch>* launches) {
   const std::int64_t expert_rows_max = shape.expert_rows_max;
   std::vector<const KernelKey*> swapped;  // one token tile per cluster, the narrowest first
@@ -132,7 +138,7 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, con
       unswapped = &k;
     }
   }
-  if (warp_mma != nullptr && warp_mma_serves(shape, a)) {
+  if (warp_mma != nullptr && warp_mma_serves(shape, a, sm_count)) {
     launches->push_back(GroupedLaunch::alone(KernelChoice{*warp_mma}));
     return Status::success();
   }
@@ -184,19 +190,20 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, con
 
 }  // namespace
 
-Status choose(const GroupedGemmArgs& args, const DeviceCaps&, const std::vector<KernelKey>& candidates,
+Status choose(const GroupedGemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               std::vector<GroupedLaunch>* launches) {
   const GemmArgs& g = args.gemm;
   const GroupedShape shape{g.M, args.experts, g.N, g.K, expert_rows_bound(g.M, args.max_expert_rows)};
-  return choose_grouped("grouped_gemm", Op::kGemm, g.a_dtype, g.b_dtype, g.d_dtype, shape, candidates, launches);
+  return choose_grouped("grouped_gemm", Op::kGemm, g.a_dtype, g.b_dtype, g.d_dtype, shape, caps.sm_count, candidates,
+                        launches);
 }
 
-Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps&, const std::vector<KernelKey>& candidates,
+Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               std::vector<GroupedLaunch>* launches) {
   const GatedMlpArgs& g = args.gated;
   const GroupedShape shape{g.M, args.experts, 2 * g.w.N, g.w.K, expert_rows_bound(g.M, args.max_expert_rows)};
-  return choose_grouped("grouped_gated_mlp", Op::kGatedMlp, g.x_dtype, g.w.dtype, g.out_dtype, shape, candidates,
-                        launches);
+  return choose_grouped("grouped_gated_mlp", Op::kGatedMlp, g.x_dtype, g.w.dtype, g.out_dtype, shape, caps.sm_count,
+                        candidates, launches);
 }
 
 }  // namespace epifuse::detail::sm90

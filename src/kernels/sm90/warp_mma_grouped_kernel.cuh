@@ -147,12 +147,21 @@ cudaError_t launch_grouped(const Mainloop& mainloop, const typename Store::Param
   return cudaLaunchKernelEx(&config, grouped_kernel_of<Element, v, Store>(), mainloop, store, experts);
 }
 
-// The variant choose_variant picks for all slots' blocks (pairs only where each expert's blocks pair up).
+// Rows of at least this many elements run on the wide CTAs (8 warps share each block's K loop).
+// H200, each variant forced on MoE down projections at 1-2 tokens (bench/results/moe/decode-warp-mma/
+// variants/): with K 8192-16384 (Llama-4 Scout, Mixtral-8x7B and 8x22B, DBRX) the wide CTAs took
+// 0.47-0.97x the 128x32 CUTLASS kernel's time where choose_variant's pairs took 1.08-1.19x; with
+// K 2048-5120 the wide CTAs were no faster, and at K 768 slower.
+constexpr std::int64_t kWideRowsMinK = 8192;
+
+// The variant for all slots' blocks: wide for long rows, otherwise choose_variant's (pairs only
+// where each expert's blocks pair up).
 template <class Element, class Store>
 cudaError_t launch_grouped_chosen(const Mainloop& mainloop, const typename Store::Params& store,
                                   const Experts& experts, std::int64_t blocks, int splits, int slots, int sm_count,
                                   cudaStream_t stream) {
-  Variant v = choose_variant<Element, Store>(blocks * slots, splits, sm_count);
+  Variant v = mainloop.K >= kWideRowsMinK ? Variant::kWide
+                                          : choose_variant<Element, Store>(blocks * slots, splits, sm_count);
   if (v == Variant::kPairs && blocks % 2 != 0) v = Variant::kSingles;
   switch (v) {
     case Variant::kWide:
