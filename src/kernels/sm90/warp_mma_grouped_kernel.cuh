@@ -150,8 +150,9 @@ cudaError_t launch_grouped(const Mainloop& mainloop, const typename Store::Param
 // Rows of at least this many elements run on the wide CTAs (8 warps share each block's K loop).
 // H200, each variant forced on MoE down projections at 1-2 tokens (bench/results/moe/decode-warp-mma/
 // variants/): with K 8192-16384 (Llama-4 Scout, Mixtral-8x7B and 8x22B, DBRX) the wide CTAs took
-// 0.47-0.97x the 128x32 CUTLASS kernel's time where choose_variant's pairs took 1.08-1.19x; with
-// K 2048-5120 the wide CTAs were no faster, and at K 768 slower.
+// 0.47-0.97x the 128x32 CUTLASS kernel's time where choose_variant's pairs took 1.05-1.20x. With
+// K 768-7168 they were mixed: Qwen2-57B-A14B's down (K 2560) 0.89-0.93x against 0.97-1.05x,
+// Qwen3-30B-A3B's (K 768) 0.81-0.84x against 0.67-0.72x, every gate/up no faster.
 constexpr std::int64_t kWideRowsMinK = 8192;
 
 // The variant for all slots' blocks: wide for long rows, otherwise choose_variant's (pairs only
