@@ -107,7 +107,8 @@ epifuse_kernel(OP gemm A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB EPILOGUE bi
 epifuse_kernel(OP gemm A fp16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB EPILOGUE bias_activation)
 # The same warps over a MoE layer's experts (both grouped ops), each expert's weight streamed once
 # per 8 of its rows: one launch, no setup kernel or TMA descriptors; dispatched at 1-2 rows per
-# expert on small experts (src/dispatch/sm90/grouped_heuristics.cpp).
+# expert on small experts or where the 128x32 kernel's tiles cannot fill the SMs
+# (src/dispatch/sm90/grouped_heuristics.cpp).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB EPILOGUE cast GROUPING grouped)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
