@@ -120,31 +120,10 @@ __global__ void __launch_bounds__(kWarps * 32)
 }
 
 template <class Element, Variant v, class Store>
-constexpr auto grouped_kernel_of() {
-  if constexpr (v == Variant::kWide) {
-    return &grouped_kernel<Element, 8, 4, 1, Store>;
-  } else if constexpr (v == Variant::kPairs) {
-    return &grouped_kernel<Element, 4, 4, 2, Store>;
-  } else {
-    return &grouped_kernel<Element, 4, 4, 1, Store>;
-  }
-}
-
-template <class Element, Variant v, class Store>
 cudaError_t launch_grouped(const Mainloop& mainloop, const typename Store::Params& store, const Experts& experts,
                            std::int64_t blocks, int splits, int slots, cudaStream_t stream) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(blocks / groups_of(v) * splits), static_cast<unsigned>(slots));
-  config.blockDim = dim3(v == Variant::kWide ? 256 : 128);
-  config.stream = stream;
-  cudaLaunchAttribute cluster[1];
-  cluster[0].id = cudaLaunchAttributeClusterDimension;
-  cluster[0].val.clusterDim.x = static_cast<unsigned>(splits);
-  cluster[0].val.clusterDim.y = 1;
-  cluster[0].val.clusterDim.z = 1;
-  config.attrs = cluster;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, grouped_kernel_of<Element, v, Store>(), mainloop, store, experts);
+  return launch_ctas<v>(&grouped_kernel<Element, warps_of(v), kUnrollSteps, groups_of(v), Store>, blocks, splits,
+                        static_cast<unsigned>(slots), stream, mainloop, store, experts);
 }
 
 // Rows of at least this many elements run on the wide CTAs (8 warps share each block's K loop).

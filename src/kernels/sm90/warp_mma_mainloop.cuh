@@ -210,25 +210,21 @@ __global__ void __launch_bounds__(kWarps * 32) kernel(const Mainloop p, const ty
 // The compiled variants: CTAs of 16 or 32 rows, 4 or 8 warps.
 enum class Variant { kWide, kPairs, kSingles };
 
+constexpr int warps_of(Variant v) { return v == Variant::kWide ? 8 : 4; }
+constexpr int groups_of(Variant v) { return v == Variant::kPairs ? 2 : 1; }
+constexpr int kUnrollSteps = 4;  // every variant's: k steps whose loads are in flight at once
+
 template <class Element, Variant v, class Store>
 constexpr auto kernel_of() {
-  if constexpr (v == Variant::kWide) {
-    return &kernel<Element, 8, 4, 1, Store>;
-  } else if constexpr (v == Variant::kPairs) {
-    return &kernel<Element, 4, 4, 2, Store>;
-  } else {
-    return &kernel<Element, 4, 4, 1, Store>;
-  }
+  return &kernel<Element, warps_of(v), kUnrollSteps, groups_of(v), Store>;
 }
-
-constexpr int groups_of(Variant v) { return v == Variant::kPairs ? 2 : 1; }
 
 template <class Element, Variant v, class Store>
 int resident_ctas_per_sm() {
   static const int ctas = [] {
     int n = 0;
-    const int threads = v == Variant::kWide ? 256 : 128;
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel_of<Element, v, Store>(), threads, 0) == cudaSuccess
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel_of<Element, v, Store>(), warps_of(v) * 32, 0) ==
+                   cudaSuccess
                ? n
                : 1;
   }();
@@ -254,12 +250,14 @@ Variant choose_variant(std::int64_t blocks, int splits, int sm_count) {
   return Variant::kSingles;
 }
 
-template <class Element, Variant v, class Store>
-cudaError_t launch(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks, int splits,
-                   cudaStream_t stream) {
+// Launches `function`, a kernel of variant v, over `blocks` blocks of weight rows (times `rows_y`
+// along y) in clusters of `splits` CTAs along x.
+template <Variant v, class Function, class... Args>
+cudaError_t launch_ctas(Function function, std::int64_t blocks, int splits, unsigned rows_y, cudaStream_t stream,
+                        const Args&... args) {
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(blocks / groups_of(v) * splits));
-  config.blockDim = dim3(v == Variant::kWide ? 256 : 128);
+  config.gridDim = dim3(static_cast<unsigned>(blocks / groups_of(v) * splits), rows_y);
+  config.blockDim = dim3(warps_of(v) * 32);
   config.stream = stream;
   cudaLaunchAttribute cluster[1];
   cluster[0].id = cudaLaunchAttributeClusterDimension;
@@ -268,7 +266,13 @@ cudaError_t launch(const Mainloop& mainloop, const typename Store::Params& store
   cluster[0].val.clusterDim.z = 1;
   config.attrs = cluster;
   config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel_of<Element, v, Store>(), mainloop, store);
+  return cudaLaunchKernelEx(&config, function, args...);
+}
+
+template <class Element, Variant v, class Store>
+cudaError_t launch(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks, int splits,
+                   cudaStream_t stream) {
+  return launch_ctas<v>(kernel_of<Element, v, Store>(), blocks, splits, 1, stream, mainloop, store);
 }
 
 // Launches the variant choose_variant picks.
