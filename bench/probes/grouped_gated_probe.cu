@@ -4,18 +4,20 @@
 // the grouped call dispatched (without and with moe_mlp's bound on an expert's rows), each grouped
 // kernel forced, and a loop of the dense gated_mlp over the non-empty experts (one call each; the
 // line names the dense kernel of the largest expert); per shape, 20 rounds timing each of them
-// once in turn; CUDA events, medians. x and the weights hold random values (timing only;
+// in turn, three calls queued back to back (--synced: one call after the GPU drains); CUDA events,
+// medians. x and the weights hold random values (timing only;
 // correctness is the GPU suite's): with a constant the tensor cores draw less power, and where
 // the GPU is at its power limit compute-bound calls run faster than on real data. Prints one line
 // per shape and implementation: median µs, the touched experts' weight bytes over that time, and
 // that rate as a share of the measured read bandwidth. --down times the layer's grouped down GEMM
 // ([rows, N] activations by each expert's [K, N] weight) the same way instead, without the loop.
-//   epifuse-grouped-probe [--tokens T,T,...] [--rows-first] [--constant] [--down] [model ...]
+//   epifuse-grouped-probe [--tokens T,T,...] [--rows-first] [--constant] [--down] [--synced] [model ...]
 //   models: deepseek-v3 qwen2-57b mixtral qwen3-30b-a3b olmoe-1b-7b gpt-oss-20b mixtral-8x22b dbrx
 //   llama4-scout (default: all);
 //   tokens default 1,8,64,256,1024,4096;
 //   --rows-first forces each kernel only under the raster order dispatch gives it;
-//   --constant fills x and the weights with one value, as this probe did before (to compare).
+//   --constant fills x and the weights with one value, as this probe did before (to compare);
+//   --synced times each call alone after the GPU drains, as this probe did before (to compare).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -88,29 +90,44 @@ double median_us(const std::function<void()>& call, int reps = 20) {
   return ms[ms.size() / 2] * 1000.0;
 }
 
-// The median µs of each call over `reps` rounds, each round timing every call once in turn, so that
+// The median µs of each call over `reps` rounds, each round timing every call in turn, so that
 // the GPU's clocks under its power limit (which follow the work before) bear on every call alike.
-std::vector<double> interleaved_median_us(const std::vector<std::function<void()>>& calls, int reps = 20) {
+// Queued (the default): per round, each call once untimed, then three times, each between its own
+// events, with no wait in between, as a model's layers run back to back. Synced (--synced): each
+// call timed once after the GPU has drained, so the time also holds the host's part of the launch
+// and the GPU's start from idle (this probe's timing until the queued one).
+std::vector<double> interleaved_median_us(const std::vector<std::function<void()>>& calls, bool synced, int reps = 20) {
   for (const auto& call : calls) {
     for (int i = 0; i < 2; ++i) call();
   }
-  cudaEvent_t a, b;
-  check(cudaEventCreate(&a), "event");
-  check(cudaEventCreate(&b), "event");
+  const int timed = synced ? 1 : 3;
+  std::vector<cudaEvent_t> events(2 * timed * calls.size());
+  for (cudaEvent_t& e : events) check(cudaEventCreate(&e), "event");
   std::vector<std::vector<float>> ms(calls.size());
   for (int i = 0; i < reps; ++i) {
     for (std::size_t c = 0; c < calls.size(); ++c) {
-      check(cudaEventRecord(a), "record");
-      calls[c]();
-      check(cudaEventRecord(b), "record");
-      check(cudaEventSynchronize(b), "sync");
-      float t = 0;
-      check(cudaEventElapsedTime(&t, a, b), "elapsed");
-      ms[c].push_back(t);
+      cudaEvent_t* pair = &events[2 * timed * c];
+      if (synced) {
+        check(cudaDeviceSynchronize(), "sync");
+      } else {
+        calls[c]();
+      }
+      for (int k = 0; k < timed; ++k) {
+        check(cudaEventRecord(pair[2 * k]), "record");
+        calls[c]();
+        check(cudaEventRecord(pair[2 * k + 1]), "record");
+      }
+    }
+    check(cudaDeviceSynchronize(), "sync");
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+      for (int k = 0; k < timed; ++k) {
+        float t = 0;
+        check(cudaEventElapsedTime(&t, events[2 * (timed * c + k)], events[2 * (timed * c + k) + 1]), "elapsed");
+        ms[c].push_back(t);
+      }
     }
   }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
+  for (cudaEvent_t e : events) cudaEventDestroy(e);
   std::vector<double> medians;
   for (auto& m : ms) {
     std::sort(m.begin(), m.end());
@@ -191,7 +208,8 @@ std::vector<int> parse_tokens(const std::string& list) {
 // N·K elements of its gate/up buffer), dispatched with moe_mlp's bound and each grouped GEMM
 // kernel forced, timed and printed as the gate/up calls are.
 void time_down(const Model& m, Routing routing, int T, int rows, int touched, void* x, void* w, void* out,
-               const std::int32_t* offsets, void* ws, std::size_t ws_bytes, bool only_rows_first, double read_gbps) {
+               const std::int32_t* offsets, void* ws, std::size_t ws_bytes, bool only_rows_first, bool synced,
+               double read_gbps) {
   epifuse::GroupedGemmArgs args;
   epifuse::GemmArgs& g = args.gemm;
   g.M = rows;
@@ -229,7 +247,7 @@ void time_down(const Model& m, Routing routing, int T, int rows, int touched, vo
       if (!epifuse::grouped_gemm(a, nullptr).ok()) std::exit(2);
     });
   }
-  const std::vector<double> medians = interleaved_median_us(calls);
+  const std::vector<double> medians = interleaved_median_us(calls, synced);
   const double touched_bytes = static_cast<double>(touched) * m.N * m.K * 2;
   for (std::size_t i = 0; i < impls.size(); ++i) {
     const double gbps = touched_bytes / medians[i] / 1e3;
@@ -245,7 +263,7 @@ void time_down(const Model& m, Routing routing, int T, int rows, int touched, vo
 int main(int argc, char** argv) {
   std::vector<std::string> wanted;
   std::vector<int> token_counts(std::begin(kDefaultTokens), std::end(kDefaultTokens));
-  bool only_rows_first = false, constant = false, down = false;
+  bool only_rows_first = false, constant = false, down = false, synced = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--tokens" && i + 1 < argc) {
@@ -256,6 +274,8 @@ int main(int argc, char** argv) {
       constant = true;
     } else if (arg == "--down") {
       down = true;
+    } else if (arg == "--synced") {
+      synced = true;
     } else {
       wanted.push_back(arg);
     }
@@ -315,7 +335,7 @@ int main(int argc, char** argv) {
 
       std::vector<std::pair<std::string, std::function<void()>>> impls;
       if (down) {
-        time_down(m, routing, T, rows, touched, x, w, out, offsets, ws, ws_bytes, only_rows_first, read_gbps);
+        time_down(m, routing, T, rows, touched, x, w, out, offsets, ws, ws_bytes, only_rows_first, synced, read_gbps);
         continue;
       }
       impls.push_back({"grouped", [&, args] {
@@ -369,7 +389,7 @@ int main(int argc, char** argv) {
       }
       std::vector<std::function<void()>> calls;
       for (const auto& impl : impls) calls.push_back(impl.second);
-      const std::vector<double> medians = interleaved_median_us(calls);
+      const std::vector<double> medians = interleaved_median_us(calls, synced);
       for (std::size_t i = 0; i < impls.size(); ++i) {
         const std::string& name = impls[i].first;
         const double us = medians[i];

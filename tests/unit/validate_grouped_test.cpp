@@ -168,8 +168,9 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
 }
 
 // The warp-mma kernel alone runs every expert where no expert can have more than 2 rows and either
-// the experts that can have rows hold at most 128 MiB of weights or the 128x32 kernel would have
-// at most 1.5 tiles per SM (198 on 132 SMs); the CUTLASS kernels otherwise.
+// the experts that can have rows hold at most 128 MiB of weights, or the 128x32 kernel would have
+// at most 1.5 tiles per SM (198 on 132 SMs), or (gate/up only) its tiles would fill less than 0.92
+// of the SMs over its waves; the CUTLASS kernels otherwise.
 TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   auto schedule_of = [](const auto& args) {
     std::vector<detail::GroupedLaunch> launches;
@@ -192,16 +193,29 @@ TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   gate_up.max_expert_rows = 0;
   gate_up.gated.M = 2;
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma) << "2 rows in all";
-  // gpt-oss-20b at one token: 4 experts of 2 x 2880 x 2880, 133 MB; Mixtral-8x7B: 2 of 2 x 14336 x
-  // 4096, 470 MB in 448 tiles.
-  gate_up.gated.M = 4;
-  gate_up.max_expert_rows = 1;
-  gate_up.gated.N = gate_up.gated.w.N = gate_up.gated.ldo = 2880;
-  gate_up.gated.w.K = gate_up.gated.ldx = gate_up.gated.w.ld = 2880;
+  // gpt-oss-20b (32 experts of 2 x 2880 x 2880) at one token: 4 experts, 133 MB; at 2 tokens: 8,
+  // 265 MB in 360 tiles (3 waves 0.91 full).
+  auto experts_of = [&](std::int64_t experts, std::int64_t n, std::int64_t k, std::int64_t rows, std::int64_t bound) {
+    gate_up.experts = experts;
+    gate_up.gated.M = rows;
+    gate_up.max_expert_rows = bound;
+    gate_up.gated.N = gate_up.gated.w.N = gate_up.gated.ldo = n;
+    gate_up.gated.w.K = gate_up.gated.ldx = gate_up.gated.w.ld = k;
+    gate_up.weight_stride = 2 * n * k;
+    gate_up.bias_stride = 2 * n;
+  };
+  experts_of(32, 2880, 2880, 4, 1);
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
-  gate_up.gated.M = 2;
-  gate_up.gated.N = gate_up.gated.w.N = gate_up.gated.ldo = 14336;
-  gate_up.gated.w.K = gate_up.gated.ldx = gate_up.gated.w.ld = 4096;
+  experts_of(32, 2880, 2880, 8, 2);
+  EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
+  // Mixtral-8x7B (8 of 2 x 14336 x 4096) at one token: 2 experts, 448 tiles (0.85); at 2 tokens: 4,
+  // 896 tiles (0.97).
+  experts_of(8, 14336, 4096, 2, 1);
+  EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
+  experts_of(8, 14336, 4096, 4, 2);
+  EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
+  // DeepSeek-V3 (256 of 2 x 2048 x 7168) at one token: 8 experts, 256 tiles (0.97).
+  experts_of(256, 2048, 7168, 8, 1);
   EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
 
   // Down projections at one token: Qwen3-30B-A3B (8 of 128 experts, 2048 x 768); Mixtral-8x7B (2 of

@@ -36,22 +36,29 @@ struct GroupedShape {
 // (bench/results/moe/decode-warp-mma/): at one token the warp-mma kernel took 0.67-0.85x the
 // 128x32 kernel's time on the experts of Qwen3-30B-A3B, OLMoE-1B-7B and gpt-oss-20b (25-133 MB),
 // 0.47-0.96x where the 128x32 kernel had 40-192 tiles (down projections of Mixtral-8x7B and 8x22B,
-// DBRX and Llama-4 Scout at 1-2 tokens; Scout's gate/up at one token), and 1.08-1.25x on the
-// gate/up of DeepSeek-V3, Qwen2-57B-A14B and Mixtral-8x7B (256-448 tiles, 294-470 MB), where the
-// fixed cost it saves is a small share and the CUTLASS kernel fills the SMs. With more rows per
-// expert most of its slots go empty under skewed routing.
+// DBRX and Llama-4 Scout at 1-2 tokens; Scout's gate/up at one token). With more rows per expert
+// most of its slots go empty under skewed routing.
+// The gated op also takes it where the 128x32 kernel's tiles would fill less than
+// kWarpMmaMaxWaveFill of the SMs over its waves (a short last wave): calls queued back to back (bench/results/moe/decode-warp-mma/queued/),
+// gate/up on its pairs CTAs against the 128x32 kernel took 0.91x (Mixtral-8x7B, one token, 448
+// tiles: 0.85 of the SMs), 0.97x (Qwen2-57B-A14B, one token, 320 tiles: 0.81) and 0.92x (gpt-oss-20b,
+// 2 tokens, 360 tiles: 0.91), and 0.97-1.07x where the tiles filled 0.97.
 constexpr std::int64_t kWarpMmaRowsMax = 2;
 constexpr std::int64_t kWarpMmaTouchedBytesMax = std::int64_t{128} << 20;
 constexpr double kWarpMmaFewRowsTilesPerSm = 1.5;
+constexpr double kWarpMmaMaxWaveFill = 0.92;
 constexpr std::int64_t kWarpMmaSlotsMax = 65535;  // the grid's y
 
-bool warp_mma_serves(const GroupedShape& s, DType a, int sm_count) {
+bool warp_mma_serves(Op op, const GroupedShape& s, DType a, int sm_count) {
   const std::int64_t experts = std::min(s.experts, s.rows);
   if (s.expert_rows_max > kWarpMmaRowsMax || experts > kWarpMmaSlotsMax) return false;
   const std::int64_t touched = experts * s.weight_rows * s.K * static_cast<std::int64_t>(dtype_bytes(a));
   const std::int64_t few_rows_tiles = experts * ((s.weight_rows + 127) / 128);  // one 32-row token tile each
+  const std::int64_t waves = (few_rows_tiles + sm_count - 1) / sm_count;
+  const double wave_fill = static_cast<double>(few_rows_tiles) / static_cast<double>(waves * sm_count);
   return touched <= kWarpMmaTouchedBytesMax ||
-         static_cast<double>(few_rows_tiles) <= kWarpMmaFewRowsTilesPerSm * static_cast<double>(sm_count);
+         static_cast<double>(few_rows_tiles) <= kWarpMmaFewRowsTilesPerSm * static_cast<double>(sm_count) ||
+         (op == Op::kGatedMlp && wave_fill < kWarpMmaMaxWaveFill);
 }
 
 // Columns of the weight one cluster covers per tile.
@@ -138,7 +145,7 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, con
       unswapped = &k;
     }
   }
-  if (warp_mma != nullptr && warp_mma_serves(shape, a, sm_count)) {
+  if (warp_mma != nullptr && warp_mma_serves(op, shape, a, sm_count)) {
     launches->push_back(GroupedLaunch::alone(KernelChoice{*warp_mma}));
     return Status::success();
   }
