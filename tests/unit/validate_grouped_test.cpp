@@ -170,7 +170,8 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
 // The warp-mma kernel alone runs every expert where no expert can have more than 2 rows and either
 // the experts that can have rows hold at most 128 MiB of weights, or the 128x32 kernel would have
 // at most 1.5 tiles per SM (198 on 132 SMs), or (gate/up only) its tiles would fill less than 0.92
-// of the SMs over its waves; the CUTLASS kernels otherwise.
+// of the SMs over its waves where its rows are shorter than 6144 elements; the CUTLASS kernels
+// otherwise.
 TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   auto schedule_of = [](const auto& args) {
     std::vector<detail::GroupedLaunch> launches;
@@ -216,6 +217,9 @@ TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
   // DeepSeek-V3 (256 of 2 x 2048 x 7168) at one token: 8 experts, 256 tiles (0.97).
   experts_of(256, 2048, 7168, 8, 1);
+  EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
+  // DBRX (16 of 2 x 10752 x 6144) at one token: 4 experts, 672 tiles (0.85), but rows of 6144.
+  experts_of(16, 10752, 6144, 4, 1);
   EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
 
   // Down projections at one token: Qwen3-30B-A3B (8 of 128 experts, 2048 x 768); Mixtral-8x7B (2 of

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "dispatch/sm90/heuristics.hpp"
+#include "kernels/sm90/warp_mma_grouped_rules.hpp"
 
 namespace epifuse::detail::sm90 {
 namespace {
@@ -38,11 +39,13 @@ struct GroupedShape {
 // 0.47-0.96x where the 128x32 kernel had 40-192 tiles (down projections of Mixtral-8x7B and 8x22B,
 // DBRX and Llama-4 Scout at 1-2 tokens; Scout's gate/up at one token). With more rows per expert
 // most of its slots go empty under skewed routing.
-// The gated op also takes it where the 128x32 kernel's tiles would fill less than
-// kWarpMmaMaxWaveFill of the SMs over its waves (a short last wave): calls queued back to back (bench/results/moe/decode-warp-mma/queued/),
-// gate/up on its pairs CTAs against the 128x32 kernel took 0.91x (Mixtral-8x7B, one token, 448
-// tiles: 0.85 of the SMs), 0.97x (Qwen2-57B-A14B, one token, 320 tiles: 0.81) and 0.92x (gpt-oss-20b,
-// 2 tokens, 360 tiles: 0.91), and 0.97-1.07x where the tiles filled 0.97.
+// Gate/up rows of fewer than kGatedSinglesMinK elements (the kernel's pairs CTAs) also take it
+// where the 128x32 kernel's tiles would fill less than kWarpMmaMaxWaveFill of the SMs over its
+// waves (a short last wave). H200, calls queued back to back (bench/results/moe/decode-warp-mma/
+// queued/), against the 128x32 kernel: 0.93x on Mixtral-8x7B at one token (448 tiles: 0.85 of the
+// SMs), 0.96-0.98x on Qwen2-57B-A14B at one token (320 tiles: 0.81), 0.77-0.93x on gpt-oss-20b at
+// 2 tokens (360 tiles: 0.91); where the tiles filled 0.97 the pairs took 0.97-1.07x; on DBRX's
+// rows of 6144 at one token (672 tiles: 0.85) the singles took 1.03-1.04x.
 constexpr std::int64_t kWarpMmaRowsMax = 2;
 constexpr std::int64_t kWarpMmaTouchedBytesMax = std::int64_t{128} << 20;
 constexpr double kWarpMmaFewRowsTilesPerSm = 1.5;
@@ -58,7 +61,7 @@ bool warp_mma_serves(Op op, const GroupedShape& s, DType a, int sm_count) {
   const double wave_fill = static_cast<double>(few_rows_tiles) / static_cast<double>(waves * sm_count);
   return touched <= kWarpMmaTouchedBytesMax ||
          static_cast<double>(few_rows_tiles) <= kWarpMmaFewRowsTilesPerSm * static_cast<double>(sm_count) ||
-         (op == Op::kGatedMlp && wave_fill < kWarpMmaMaxWaveFill);
+         (op == Op::kGatedMlp && s.K < kernels::sm90::warp_mma::kGatedSinglesMinK && wave_fill < kWarpMmaMaxWaveFill);
 }
 
 // Columns of the weight one cluster covers per tile.

@@ -19,6 +19,7 @@
 #include "epifuse/grouped_gemm.hpp"
 #include "kernels/sm90/warp_mma_gated_kernel.cuh"
 #include "kernels/sm90/warp_mma_gemm_kernel.cuh"
+#include "kernels/sm90/warp_mma_grouped_rules.hpp"
 #include "kernels/sm90/warp_mma_mainloop.cuh"
 
 namespace epifuse::kernels::sm90 {
@@ -125,22 +126,6 @@ cudaError_t launch_grouped(const Mainloop& mainloop, const typename Store::Param
   return launch_ctas<v>(&grouped_kernel<Element, warps_of(v), kUnrollSteps, groups_of(v), Store>, blocks, splits,
                         static_cast<unsigned>(slots), stream, mainloop, store, experts);
 }
-
-// Grouped GEMM rows (the MoE down projection) of at least this many elements run on the wide
-// CTAs (8 warps share each block's K loop). H200, each variant forced on MoE down projections at
-// 1-2 tokens (bench/results/moe/decode-warp-mma/variants/): with K 8192-16384 (Llama-4 Scout,
-// Mixtral-8x7B and 8x22B, DBRX) the wide CTAs took 0.47-0.97x the 128x32 CUTLASS kernel's time
-// where choose_variant's pairs took 1.05-1.20x. With K 768-7168 they were mixed: Qwen2-57B-A14B's
-// down (K 2560) 0.89-0.93x against 0.97-1.05x, Qwen3-30B-A3B's (K 768) 0.81-0.84x against 0.67-0.72x.
-constexpr std::int64_t kWideRowsMinK = 8192;
-
-// Gate/up rows of at least this many elements run on the singles, shorter ones on the pairs (where
-// each expert's blocks pair up). H200, each variant launched directly over the same experts, calls
-// queued back to back (bench/results/moe/decode-warp-mma/queued/): at 1-8 tokens on seven models
-// the pairs were the fastest or within 1 % of it except with K 6144-7168 (DeepSeek-V3 at one token:
-// singles 0.90x the pairs' time; Mixtral-8x22B 0.97x); the wide CTAs, which choose_variant picks for
-// these many blocks, took 1.02-1.27x the pairs' time everywhere.
-constexpr std::int64_t kGatedSinglesMinK = 6144;
 
 // The variant for all slots' blocks.
 template <class Element, class Store>
