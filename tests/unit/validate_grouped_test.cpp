@@ -169,9 +169,9 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
 
 // The warp-mma kernel alone runs every expert where no expert can have more than 2 rows and either
 // the experts that can have rows hold at most 128 MiB of weights, or the 128x32 kernel would have
-// at most 1.5 tiles per SM (198 on 132 SMs), or (gate/up only) its tiles would fill less than 0.92
-// of the SMs over its waves where its rows are shorter than 6144 elements; the CUTLASS kernels
-// otherwise.
+// at most 1.5 tiles per SM (198 on 132 SMs), or its tiles would fill less than 0.92 of the SMs over
+// its waves where the kernel runs its pairs CTAs (gate/up rows under 6144 elements, down rows under
+// 8192); the CUTLASS kernels otherwise.
 TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   auto schedule_of = [](const auto& args) {
     std::vector<detail::GroupedLaunch> launches;
@@ -224,7 +224,8 @@ TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
 
   // Down projections at one token: Qwen3-30B-A3B (8 of 128 experts, 2048 x 768); Mixtral-8x7B (2 of
   // 8, 4096 x 14336: 235 MB in 64 tiles); at 3 tokens (6 experts, 192 tiles) a bound of 3 rows is
-  // too many; DeepSeek-V3 (8 of 256, 7168 x 2048: 235 MB in 448 tiles).
+  // too many; DeepSeek-V3 (8 of 256, 7168 x 2048: 235 MB in 448 tiles, 0.85 of the SMs), and at
+  // 2 tokens (16 experts, 896 tiles: 0.97).
   GroupedGemmArgs down;
   down.gemm.M = 8;
   down.gemm.N = 2048;
@@ -245,6 +246,16 @@ TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   down.gemm.N = 7168;
   down.gemm.K = 2048;
   down.experts = 256;
+  EXPECT_EQ(schedule_of(down), Schedule::kWarpMma);
+  down.gemm.M = 16;
+  down.max_expert_rows = 2;
+  EXPECT_NE(schedule_of(down), Schedule::kWarpMma);
+  // Mixtral-8x7B's down at 6 tokens (8 experts of 4096 x 14336: 256 tiles, 0.97 of the SMs): rows of
+  // 14336 run on the wide CTAs, and only few tiles send them there.
+  down.gemm.M = 12;
+  down.gemm.N = 4096;
+  down.gemm.K = 14336;
+  down.experts = 8;
   EXPECT_NE(schedule_of(down), Schedule::kWarpMma);
   // More experts that can have rows than the grid's y holds (65535), however small.
   down.gemm.M = down.experts = 70000;

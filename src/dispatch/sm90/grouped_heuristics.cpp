@@ -61,7 +61,7 @@ bool warp_mma_serves(Op op, const GroupedShape& s, DType a, int sm_count) {
   const double wave_fill = static_cast<double>(few_rows_tiles) / static_cast<double>(waves * sm_count);
   return touched <= kWarpMmaTouchedBytesMax ||
          static_cast<double>(few_rows_tiles) <= kWarpMmaFewRowsTilesPerSm * static_cast<double>(sm_count) ||
-         (op == Op::kGatedMlp && s.K < kernels::sm90::warp_mma::kGatedSinglesMinK && wave_fill < kWarpMmaMaxWaveFill);
+         (kernels::sm90::warp_mma::grouped_runs_pairs(op == Op::kGatedMlp, s.K) && wave_fill < kWarpMmaMaxWaveFill);
 }
 
 // Columns of the weight one cluster covers per tile.

@@ -127,24 +127,20 @@ cudaError_t launch_grouped(const Mainloop& mainloop, const typename Store::Param
                         static_cast<unsigned>(slots), stream, mainloop, store, experts);
 }
 
-// The variant for all slots' blocks.
-template <class Element, class Store>
-Variant grouped_variant(std::int64_t K, std::int64_t blocks, int splits, int slots, int sm_count) {
-  if constexpr (std::is_same_v<Store, GatedStore>) {
-    return K >= kGatedSinglesMinK || blocks % 2 != 0 ? Variant::kSingles : Variant::kPairs;
-  } else {
-    if (K >= kWideRowsMinK) return Variant::kWide;
-    const Variant v = choose_variant<Element, Store>(blocks * slots, splits, sm_count);
-    return v == Variant::kPairs && blocks % 2 != 0 ? Variant::kSingles : v;
-  }
+// The variant for all slots' blocks (warp_mma_grouped_rules.hpp).
+template <class Store>
+Variant grouped_variant(std::int64_t K, std::int64_t blocks) {
+  constexpr bool kGated = std::is_same_v<Store, GatedStore>;
+  if (grouped_runs_wide(kGated, K)) return Variant::kWide;
+  return grouped_runs_pairs(kGated, K) && blocks % 2 == 0 ? Variant::kPairs : Variant::kSingles;
 }
 
 // Launches grouped_variant's CTAs over all slots' blocks.
 template <class Element, class Store>
 cudaError_t launch_grouped_chosen(const Mainloop& mainloop, const typename Store::Params& store,
-                                  const Experts& experts, std::int64_t blocks, int splits, int slots, int sm_count,
+                                  const Experts& experts, std::int64_t blocks, int splits, int slots,
                                   cudaStream_t stream) {
-  switch (grouped_variant<Element, Store>(mainloop.K, blocks, splits, slots, sm_count)) {
+  switch (grouped_variant<Store>(mainloop.K, blocks)) {
     case Variant::kWide:
       return launch_grouped<Element, Variant::kWide, Store>(mainloop, store, experts, blocks, splits, slots, stream);
     case Variant::kPairs:
@@ -202,7 +198,7 @@ struct WarpMmaGroupedGatedKernel {
     const warp_mma::Experts experts{args.expert_offsets, static_cast<int>(args.experts), g.M, args.weight_stride};
     return warp_mma::launched("grouped_gated_mlp", kKey,
                               warp_mma::launch_grouped_chosen<Element, warp_mma::GatedStore>(
-                                  mainloop, store, experts, g.w.N / 8, splits, slots, plan.sm_count, stream));
+                                  mainloop, store, experts, g.w.N / 8, splits, slots, stream));
   }
 };
 
@@ -233,7 +229,7 @@ struct WarpMmaGroupedGemmKernel {
     const std::int64_t blocks = (g.N + warp_mma::kBlockRows - 1) / warp_mma::kBlockRows;
     return warp_mma::launched("grouped_gemm", kKey,
                               warp_mma::launch_grouped_chosen<Element, warp_mma::GemmStore>(
-                                  mainloop, store, experts, blocks, splits, slots, plan.sm_count, stream));
+                                  mainloop, store, experts, blocks, splits, slots, stream));
   }
 };
 
