@@ -170,8 +170,8 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
 // The warp-mma kernel alone runs every expert where no expert can have more than 2 rows and either
 // the experts that can have rows hold at most 128 MiB of weights, or the 128x32 kernel would have
 // at most 1.5 tiles per SM (198 on 132 SMs), or its tiles would fill less than 0.92 of the SMs over
-// its waves where the kernel runs its pairs CTAs (gate/up rows under 6144 elements, down rows under
-// 8192); the CUTLASS kernels otherwise.
+// its waves for any count of experts with rows, where the kernel runs its pairs CTAs (gate/up rows
+// under 6144 elements, down rows under 8192); the CUTLASS kernels otherwise.
 TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   auto schedule_of = [](const auto& args) {
     std::vector<detail::GroupedLaunch> launches;
@@ -194,8 +194,8 @@ TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   gate_up.max_expert_rows = 0;
   gate_up.gated.M = 2;
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma) << "2 rows in all";
-  // gpt-oss-20b (32 experts of 2 x 2880 x 2880) at one token: 4 experts, 133 MB; at 2 tokens: 8,
-  // 265 MB in 360 tiles (3 waves 0.91 full).
+  // gpt-oss-20b (32 experts of 2 x 2880 x 2880) at one token: 4 experts, 133 MB; at 2 tokens: 4-8,
+  // 180-360 tiles (0.68-0.91 of the SMs).
   auto experts_of = [&](std::int64_t experts, std::int64_t n, std::int64_t k, std::int64_t rows, std::int64_t bound) {
     gate_up.experts = experts;
     gate_up.gated.M = rows;
@@ -209,8 +209,8 @@ TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
   experts_of(32, 2880, 2880, 8, 2);
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
-  // Mixtral-8x7B (8 of 2 x 14336 x 4096) at one token: 2 experts, 448 tiles (0.85); at 2 tokens: 4,
-  // 896 tiles (0.97).
+  // Mixtral-8x7B (8 of 2 x 14336 x 4096) at one token: 2 experts, 448 tiles (0.85); at 2 tokens: 2-4,
+  // up to 896 tiles (0.97).
   experts_of(8, 14336, 4096, 2, 1);
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
   experts_of(8, 14336, 4096, 4, 2);
@@ -246,6 +246,17 @@ TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   down.gemm.N = 7168;
   down.gemm.K = 2048;
   down.experts = 256;
+  EXPECT_EQ(schedule_of(down), Schedule::kWarpMma);
+  down.gemm.M = 16;
+  down.max_expert_rows = 2;
+  EXPECT_NE(schedule_of(down), Schedule::kWarpMma);
+  // Qwen2-57B-A14B (64 of 3584 x 2560): at one token 8 experts, 224 tiles (0.85); at 2 tokens 8-16
+  // experts, 224-448 tiles, and 9 of them fill 0.95.
+  down.experts = 64;
+  down.gemm.N = 3584;
+  down.gemm.K = 2560;
+  down.gemm.M = 8;
+  down.max_expert_rows = 1;
   EXPECT_EQ(schedule_of(down), Schedule::kWarpMma);
   down.gemm.M = 16;
   down.max_expert_rows = 2;
