@@ -123,8 +123,8 @@ __global__ void __launch_bounds__(kWarps * 32)
 template <class Element, Variant v, class Store>
 cudaError_t launch_grouped(const Mainloop& mainloop, const typename Store::Params& store, const Experts& experts,
                            std::int64_t blocks, int splits, int slots, cudaStream_t stream) {
-  return launch_ctas<v, &grouped_kernel<Element, warps_of(v), kUnrollSteps, groups_of(v), Store>>(
-      blocks, splits, static_cast<unsigned>(slots), stream, mainloop, store, experts);
+  return launch_ctas<v>(&grouped_kernel<Element, warps_of(v), kUnrollSteps, groups_of(v), Store>, blocks, splits,
+                        static_cast<unsigned>(slots), stream, mainloop, store, experts);
 }
 
 // The variant for all slots' blocks (warp_mma_grouped_rules.hpp).

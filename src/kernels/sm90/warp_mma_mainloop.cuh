@@ -23,13 +23,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <algorithm>
-#include <atomic>
-#include <cstddef>
 #include <cstdint>
 #include <type_traits>
-
-#include "epifuse/detail/relaxed_capture.hpp"
 
 namespace epifuse::kernels::sm90::warp_mma {
 
@@ -255,46 +250,11 @@ Variant choose_variant(std::int64_t blocks, int splits, int sm_count) {
   return Variant::kSingles;
 }
 
-// Sets kKernel's shared-memory carveout, once per device, to the least share of the SM's unified
-// L1 and shared memory that still holds as many of its CTAs as the largest share does; the rest is
-// L1, which the K loop's x loads go through. Without a preference a kernel runs in the split that
-// the kernels before it left: after cuBLASLt's the grouped gate/up on Mixtral-8x7B's experts at one
-// token took 136 µs against 117.5 (H200, bench/results/moe/decode-warp-mma/queued/), and a
-// preference for the largest shared share made it 136 µs alone.
-template <auto kKernel>
-cudaError_t prefer_l1_once(int threads) {
-  static std::atomic<std::uint64_t> done{0};  // bit d: set on device d
-  int device = 0;
-  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
-  if (bit != 0 && (done.load(std::memory_order_acquire) & bit) != 0) return cudaSuccess;
-  const epifuse::detail::RelaxedCaptureMode relaxed;  // the first attribute call may load the kernel's module
-  cudaFuncAttributes attributes{};
-  int most = 0, reserved = 0, per_sm = 0, ctas = 0;
-  cudaError_t err = cudaFuncSetAttribute(kKernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                         cudaSharedmemCarveoutMaxShared);
-  if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&most, kKernel, threads, 0);
-  if (err == cudaSuccess) err = cudaFuncGetAttributes(&attributes, kKernel);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-  if (err != cudaSuccess || per_sm <= 0) return err;
-  // A share that maps to no supported capacity gets the next larger one.
-  const std::size_t needed = static_cast<std::size_t>(most) * (attributes.sharedSizeBytes + reserved);
-  const int percent = static_cast<int>(std::min<std::size_t>(100, (100 * needed + per_sm - 1) / per_sm));
-  err = cudaFuncSetAttribute(kKernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent);
-  if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kKernel, threads, 0);
-  if (err == cudaSuccess && ctas < most) {  // the calculator saw fewer CTAs: keep the largest share
-    err = cudaFuncSetAttribute(kKernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
-  }
-  if (err == cudaSuccess) done.fetch_or(bit, std::memory_order_acq_rel);
-  return err;
-}
-
-// Launches kKernel, a kernel of variant v, over `blocks` blocks of weight rows (times `rows_y`
+// Launches `function`, a kernel of variant v, over `blocks` blocks of weight rows (times `rows_y`
 // along y) in clusters of `splits` CTAs along x.
-template <Variant v, auto kKernel, class... Args>
-cudaError_t launch_ctas(std::int64_t blocks, int splits, unsigned rows_y, cudaStream_t stream, const Args&... args) {
-  if (cudaError_t err = prefer_l1_once<kKernel>(warps_of(v) * 32); err != cudaSuccess) return err;
+template <Variant v, class Function, class... Args>
+cudaError_t launch_ctas(Function function, std::int64_t blocks, int splits, unsigned rows_y, cudaStream_t stream,
+                        const Args&... args) {
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(blocks / groups_of(v) * splits), rows_y);
   config.blockDim = dim3(warps_of(v) * 32);
@@ -306,13 +266,13 @@ cudaError_t launch_ctas(std::int64_t blocks, int splits, unsigned rows_y, cudaSt
   cluster[0].val.clusterDim.z = 1;
   config.attrs = cluster;
   config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kKernel, args...);
+  return cudaLaunchKernelEx(&config, function, args...);
 }
 
 template <class Element, Variant v, class Store>
 cudaError_t launch(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks, int splits,
                    cudaStream_t stream) {
-  return launch_ctas<v, kernel_of<Element, v, Store>()>(blocks, splits, 1, stream, mainloop, store);
+  return launch_ctas<v>(kernel_of<Element, v, Store>(), blocks, splits, 1, stream, mainloop, store);
 }
 
 // Launches the variant choose_variant picks.
