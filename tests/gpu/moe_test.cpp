@@ -205,9 +205,6 @@ std::vector<GroupedGemmCase> grouped_gemm_cases() {
   for (std::size_t e = 3; e < scattered.size(); e += 7) scattered[e] = static_cast<std::int32_t>(1 + e % 2);
   out.push_back({scattered, 264, 128, "", 2});
   out.push_back({{2, 0, 1}, 520, 8200, "", 2});  // long rows: the wide CTAs
-  // Eight experts of 7168 x 2048 at one row each: 448 of the 128x32 kernel's tiles, 0.85 of 132 SMs
-  // over its waves, so the warp-mma kernel's pairs.
-  out.push_back({std::vector<std::int32_t>(8, 1), 7168, 2048, "", 1});
   return out;
 }
 

@@ -19,7 +19,6 @@
 #include "epifuse/grouped_gemm.hpp"
 #include "kernels/sm90/warp_mma_gated_kernel.cuh"
 #include "kernels/sm90/warp_mma_gemm_kernel.cuh"
-#include "kernels/sm90/warp_mma_grouped_rules.hpp"
 #include "kernels/sm90/warp_mma_mainloop.cuh"
 
 namespace epifuse::kernels::sm90 {
@@ -127,12 +126,30 @@ cudaError_t launch_grouped(const Mainloop& mainloop, const typename Store::Param
                         static_cast<unsigned>(slots), stream, mainloop, store, experts);
 }
 
-// The variant for all slots' blocks (warp_mma_grouped_rules.hpp).
+// The CTAs for all slots' blocks, by the length of the rows (K): the pairs (4 warps over two blocks
+// of 16 rows; the singles where an expert's blocks are odd) for gate/up rows under
+// kGatedSinglesMinK elements and grouped GEMM rows under kWideRowsMinK, then the singles (gate/up)
+// or the wide CTAs (8 warps over one block; grouped GEMM). H200, each variant launched directly
+// over the same experts, calls queued back to back (bench/results/moe/decode-warp-mma/queued/):
+// - gate/up, seven models at 1-8 tokens: the pairs were the fastest at 23 of 28 points and within
+//   3.4 % of it at 4 more; at one token on rows of 6144-7168 (DeepSeek-V3, Mixtral-8x22B) the
+//   singles took 0.90x and 0.97x the pairs' time, and 1.00-1.04x at 2-8 tokens. The wide CTAs,
+//   which the dense kernels' choose_variant picks for this many blocks, took 0.97-1.26x the pairs'.
+// - down projections, nine models at 1-4 tokens: on rows of 768-2880 (15 points) the wide CTAs
+//   took 1.00-1.43x the fastest variant's time and the pairs 1.00-1.24x (0.71-1.08x the time of
+//   the variant choose_variant picked); on rows of 8192-16384 (12 points) the wide took 1.00-1.07x
+//   the fastest, the pairs up to 2.35x.
+constexpr std::int64_t kGatedSinglesMinK = 6144;
+constexpr std::int64_t kWideRowsMinK = 8192;
+
 template <class Store>
 Variant grouped_variant(std::int64_t K, std::int64_t blocks) {
-  constexpr bool kGated = std::is_same_v<Store, GatedStore>;
-  if (grouped_runs_wide(kGated, K)) return Variant::kWide;
-  return grouped_runs_pairs(kGated, K) && blocks % 2 == 0 ? Variant::kPairs : Variant::kSingles;
+  if constexpr (std::is_same_v<Store, GatedStore>) {
+    return K < kGatedSinglesMinK && blocks % 2 == 0 ? Variant::kPairs : Variant::kSingles;
+  } else {
+    if (K >= kWideRowsMinK) return Variant::kWide;
+    return blocks % 2 == 0 ? Variant::kPairs : Variant::kSingles;
+  }
 }
 
 // Launches grouped_variant's CTAs over all slots' blocks.
