@@ -126,19 +126,23 @@ cudaError_t launch_grouped(const Mainloop& mainloop, const typename Store::Param
                         static_cast<unsigned>(slots), stream, mainloop, store, experts);
 }
 
-// The CTAs for all slots' blocks, by the length of the rows (K): the pairs (4 warps over two blocks
-// of 16 rows; the singles where an expert's blocks are odd) for gate/up rows under
-// kGatedSinglesMinK elements and grouped GEMM rows under kWideRowsMinK, then the singles (gate/up)
-// or the wide CTAs (8 warps over one block; grouped GEMM). H200, each variant launched directly
-// over the same experts, calls queued back to back (bench/results/moe/decode-warp-mma/queued/):
-// - gate/up, seven models at 1-8 tokens: the pairs were the fastest at 23 of 28 points and within
-//   3.4 % of it at 4 more; at one token on rows of 6144-7168 (DeepSeek-V3, Mixtral-8x22B) the
-//   singles took 0.90x and 0.97x the pairs' time, and 1.00-1.04x at 2-8 tokens. The wide CTAs,
-//   which the dense kernels' choose_variant picks for this many blocks, took 0.97-1.26x the pairs'.
-// - down projections, nine models at 1-4 tokens: on rows of 768-2880 (15 points) the wide CTAs
-//   took 1.00-1.43x the fastest variant's time and the pairs 1.00-1.24x (0.71-1.08x the time of
-//   the variant choose_variant picked); on rows of 8192-16384 (12 points) the wide took 1.00-1.07x
-//   the fastest, the pairs up to 2.35x.
+// The CTAs for all slots' blocks, by the length of the rows (K): gate/up rows under
+// kGatedSinglesMinK elements on the pairs (4 warps over two blocks of 16 rows; the singles where an
+// expert's blocks are odd), longer ones on the singles (4 warps, one block); grouped GEMM rows
+// under kWideRowsMinK on the singles, longer ones on the wide CTAs (8 warps, one block). H200, each
+// variant launched directly over the same experts, each call alone and after two cuBLASLt GEMMs
+// over other weights (bench/results/moe/decode-warp-mma/queued/):
+// - gate/up, seven models at 1-8 tokens, alone: the pairs were the fastest at 23 of 28 points and
+//   within 3.4 % at 4 more; at one token on rows of 6144-7168 (DeepSeek-V3, Mixtral-8x22B) the
+//   singles took 0.90x and 0.97x the pairs' time. The wide CTAs, which the dense kernels'
+//   choose_variant picks for this many blocks, took 0.97-1.26x the pairs'. Where dispatch runs the
+//   kernel (experts of Qwen3-30B-A3B and OLMoE-1B-7B at 1-2 tokens, gpt-oss-20b at one) the pairs
+//   took 0.76-0.82x the 128x32 kernel's time alone and 0.79-0.97x after cuBLASLt.
+// - down projections at 1-2 tokens: where dispatch runs the kernel on rows of 768-2880 (the same
+//   three models) the singles took 0.69-0.92x the 128x32 kernel's time alone and 0.73-0.95x after
+//   cuBLASLt, the pairs 0.73-1.02x and 0.74-1.13x, choose_variant's pick (the wide CTAs at 2 tokens)
+//   up to 1.23x; on rows of 8192-16384 (Mixtral-8x7B and 8x22B, DBRX, Llama-4 Scout) the wide
+//   took 0.56-1.01x, the pairs up to 1.46x.
 constexpr std::int64_t kGatedSinglesMinK = 6144;
 constexpr std::int64_t kWideRowsMinK = 8192;
 
@@ -147,8 +151,7 @@ Variant grouped_variant(std::int64_t K, std::int64_t blocks) {
   if constexpr (std::is_same_v<Store, GatedStore>) {
     return K < kGatedSinglesMinK && blocks % 2 == 0 ? Variant::kPairs : Variant::kSingles;
   } else {
-    if (K >= kWideRowsMinK) return Variant::kWide;
-    return blocks % 2 == 0 ? Variant::kPairs : Variant::kSingles;
+    return K >= kWideRowsMinK ? Variant::kWide : Variant::kSingles;
   }
 }
 
