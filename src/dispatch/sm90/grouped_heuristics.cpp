@@ -39,12 +39,12 @@ struct GroupedShape {
 // DBRX and Llama-4 Scout at 1-2 tokens; Scout's gate/up at one token). With more rows per expert
 // most of its slots go empty under skewed routing.
 // Not where the 128x32 kernel merely leaves a short last wave: alone, the warp-mma kernel's pairs
-// took 0.91x its time on Mixtral-8x7B's gate/up at one token (448 tiles, 0.85 of the SMs) and
-// 0.97x on Qwen2-57B-A14B's (320, 0.81), but after two cuBLASLt GEMMs over other weights, as a
-// model runs its attention projections before its experts, 1.30-1.31x and 1.23x, and stayed that
-// slow over the 12 calls that followed; the 128x32 kernel did not move (H200,
-// bench/results/moe/decode-warp-mma/queued/). On the small experts it serves it still took
-// 0.78-0.97x after them.
+// took 0.91-0.93x its time on Mixtral-8x7B's gate/up at one token (448 tiles, 0.85 of the SMs)
+// and 0.97-0.98x on Qwen2-57B-A14B's (320, 0.81), but after two cuBLASLt GEMMs over other weights,
+// as a model runs its attention projections before its experts, 1.29-1.31x and 1.23-1.25x, and
+// stayed that slow over the 12 calls that followed; the 128x32 kernel did not move (H200,
+// bench/results/moe/decode-warp-mma/queued/). On the small experts it serves it took 0.79-0.97x
+// after them.
 constexpr std::int64_t kWarpMmaRowsMax = 2;
 constexpr std::int64_t kWarpMmaTouchedBytesMax = std::int64_t{128} << 20;
 constexpr double kWarpMmaFewRowsTilesPerSm = 1.5;

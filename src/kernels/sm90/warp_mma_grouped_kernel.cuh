@@ -139,10 +139,10 @@ cudaError_t launch_grouped(const Mainloop& mainloop, const typename Store::Param
 //   kernel (experts of Qwen3-30B-A3B and OLMoE-1B-7B at 1-2 tokens, gpt-oss-20b at one) the pairs
 //   took 0.76-0.82x the 128x32 kernel's time alone and 0.79-0.97x after cuBLASLt.
 // - down projections at 1-2 tokens: where dispatch runs the kernel on rows of 768-2880 (the same
-//   three models) the singles took 0.69-0.92x the 128x32 kernel's time alone and 0.73-0.95x after
-//   cuBLASLt, the pairs 0.73-1.02x and 0.74-1.13x, choose_variant's pick (the wide CTAs at 2 tokens)
-//   up to 1.23x; on rows of 8192-16384 (Mixtral-8x7B and 8x22B, DBRX, Llama-4 Scout) the wide
-//   took 0.56-1.01x, the pairs up to 1.46x.
+//   three models) the singles took 0.70-0.90x the 128x32 kernel's time alone and 0.72-0.94x after
+//   cuBLASLt, the pairs 0.71-1.04x and 0.73-1.25x, choose_variant's pick (the wide CTAs at 2 tokens)
+//   up to 1.19x; on rows of 8192-16384 (Mixtral-8x7B and 8x22B, DBRX, Llama-4 Scout) the wide
+//   took 0.56-1.07x, the pairs up to 1.55x.
 constexpr std::int64_t kGatedSinglesMinK = 6144;
 constexpr std::int64_t kWideRowsMinK = 8192;
 
