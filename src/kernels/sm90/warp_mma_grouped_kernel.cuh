@@ -146,29 +146,19 @@ cudaError_t launch_grouped(const Mainloop& mainloop, const typename Store::Param
 constexpr std::int64_t kGatedSinglesMinK = 6144;
 constexpr std::int64_t kWideRowsMinK = 8192;
 
-template <class Store>
-Variant grouped_variant(std::int64_t K, std::int64_t blocks) {
-  if constexpr (std::is_same_v<Store, GatedStore>) {
-    return K < kGatedSinglesMinK && blocks % 2 == 0 ? Variant::kPairs : Variant::kSingles;
-  } else {
-    return K >= kWideRowsMinK ? Variant::kWide : Variant::kSingles;
-  }
-}
-
-// Launches grouped_variant's CTAs over all slots' blocks.
+// Launches the CTAs above over all slots' blocks; only these two variants of each op are built.
 template <class Element, class Store>
 cudaError_t launch_grouped_chosen(const Mainloop& mainloop, const typename Store::Params& store,
                                   const Experts& experts, std::int64_t blocks, int splits, int slots,
                                   cudaStream_t stream) {
-  switch (grouped_variant<Store>(mainloop.K, blocks)) {
-    case Variant::kWide:
-      return launch_grouped<Element, Variant::kWide, Store>(mainloop, store, experts, blocks, splits, slots, stream);
-    case Variant::kPairs:
+  if constexpr (std::is_same_v<Store, GatedStore>) {
+    if (mainloop.K < kGatedSinglesMinK && blocks % 2 == 0) {
       return launch_grouped<Element, Variant::kPairs, Store>(mainloop, store, experts, blocks, splits, slots, stream);
-    case Variant::kSingles:
-      return launch_grouped<Element, Variant::kSingles, Store>(mainloop, store, experts, blocks, splits, slots, stream);
+    }
+  } else if (mainloop.K >= kWideRowsMinK) {
+    return launch_grouped<Element, Variant::kWide, Store>(mainloop, store, experts, blocks, splits, slots, stream);
   }
-  return cudaErrorInvalidValue;
+  return launch_grouped<Element, Variant::kSingles, Store>(mainloop, store, experts, blocks, splits, slots, stream);
 }
 
 // The experts that can have rows: at most one per row. The grid's y holds them.
