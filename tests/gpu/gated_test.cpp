@@ -125,9 +125,10 @@ std::vector<GatedCase> features() {
     if (k.grouping != Grouping::kNone) continue;  // grouped_gated_test.cpp
     GatedCase forced{333, 1000, 520, k.a, GatedActivation::kSwiGLU, true};
     forced.kernel = name(k);
-    if (k.schedule == Schedule::kWarpMma) {  // up to 8 tokens; on an H200 these shapes run each CTA variant
+    if (k.schedule == Schedule::kWarpMma) {  // up to 8 tokens; the singles, and the wide with and without a cluster
       for (const auto& [M, N, K, splits] : {std::tuple{1, 1000, 520, 1}, {8, 1000, 520, 2}, {5, 8192, 2048, 1},
-                                            {7, 28672, 1032, 1}, {8, 512, 29952, 8}, {3, 1000, 4096, 4}}) {
+                                            {7, 28672, 1032, 1}, {8, 512, 29952, 8}, {3, 1000, 4096, 4},
+                                            {2, 1000, 8200, 1}}) {
         forced.M = M, forced.N = N, forced.K = K, forced.splits = splits;
         cases.push_back(forced);
       }

@@ -81,10 +81,10 @@ std::vector<GemmCase> every_kernel() {
     if (!k.has_c) e.residual = Residual::kNone;
     if (k.schedule == Schedule::kWarpMma) {
       // Up to 8 tokens; N = 1000 leaves the last block of 16 weight rows half out of bounds. Its
-      // cluster shares of the K loop over a deep one, a column past 2^31 bytes of weight in
-      // gemm_behavior_test.cpp.
+      // cluster shares of the K loop over a deep one (and its wide CTAs without a cluster there), a
+      // column past 2^31 bytes of weight in gemm_behavior_test.cpp.
       for (std::int64_t M : {1, 5, 8}) out.push_back({M, 1000, 520, k.a, k.d, 0, 0, e, name(k)});
-      for (int splits : {2, 4, 8}) {
+      for (int splits : {1, 2, 4, 8}) {
         GemmCase shared{7, 1000, 8200, k.a, k.d, 0, 0, e, name(k)};
         shared.splits = splits;
         out.push_back(shared);

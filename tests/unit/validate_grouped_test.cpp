@@ -169,8 +169,9 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
 
 // The warp-mma kernel alone runs every expert where no expert can have more than 2 rows and either
 // the experts that can have rows hold at most 128 MiB of weights, or the 128x32 kernel would have
-// at most 1.5 tiles per SM (198 on 132 SMs); the CUTLASS kernels otherwise, also where those
-// leave a short last wave.
+// at most 1.5 tiles per SM (198 on 132 SMs), or its tiles would fill less than 0.92 of the SMs over
+// its waves for any count of experts with rows, where the kernel runs its pairs CTAs (gate/up rows
+// under 6144 elements); the CUTLASS kernels otherwise.
 TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   auto schedule_of = [](const auto& args) {
     std::vector<detail::GroupedLaunch> launches;
@@ -194,7 +195,7 @@ TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   gate_up.gated.M = 2;
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma) << "2 rows in all";
   // gpt-oss-20b (32 experts of 2 x 2880 x 2880) at one token: 4 experts, 133 MB; at 2 tokens: 4-8,
-  // up to 265 MB in 360 tiles.
+  // 180-360 tiles (0.68-0.91 of the SMs).
   auto experts_of = [&](std::int64_t experts, std::int64_t n, std::int64_t k, std::int64_t rows, std::int64_t bound) {
     gate_up.experts = experts;
     gate_up.gated.M = rows;
@@ -207,15 +208,24 @@ TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   experts_of(32, 2880, 2880, 4, 1);
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
   experts_of(32, 2880, 2880, 8, 2);
-  EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
+  EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
   // Mixtral-8x7B (8 of 2 x 14336 x 4096) at one token: 2 experts, 470 MB in 448 tiles (0.85 of the
-  // SMs over 4 waves).
+  // SMs over 4 waves); at 2 tokens: 2-4, up to 896 tiles (0.97).
   experts_of(8, 14336, 4096, 2, 1);
+  EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
+  experts_of(8, 14336, 4096, 4, 2);
+  EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
+  // DeepSeek-V3 (256 of 2 x 2048 x 7168) at one token: 8 experts, 256 tiles (0.97); DBRX (16 of
+  // 2 x 10752 x 6144): 4 experts, 672 tiles (0.85), but rows of 6144 run on the singles.
+  experts_of(256, 2048, 7168, 8, 1);
+  EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
+  experts_of(16, 10752, 6144, 4, 1);
   EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
 
   // Down projections at one token: Qwen3-30B-A3B (8 of 128 experts, 2048 x 768); Mixtral-8x7B (2 of
   // 8, 4096 x 14336: 235 MB in 64 tiles); at 3 tokens (6 experts, 192 tiles) a bound of 3 rows is
-  // too many; DeepSeek-V3 (8 of 256, 7168 x 2048: 235 MB in 448 tiles).
+  // too many; DeepSeek-V3 (8 of 256, 7168 x 2048: 235 MB in 448 tiles, 0.85 of the SMs, but down
+  // rows run on the singles, where the short-wave rule does not reach).
   GroupedGemmArgs down;
   down.gemm.M = 8;
   down.gemm.N = 2048;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "dispatch/sm90/heuristics.hpp"
+#include "kernels/sm90/warp_mma_grouped_rules.hpp"
 
 namespace epifuse::detail::sm90 {
 namespace {
@@ -38,25 +39,45 @@ struct GroupedShape {
 // 0.47-0.96x where the 128x32 kernel had 40-192 tiles (down projections of Mixtral-8x7B and 8x22B,
 // DBRX and Llama-4 Scout at 1-2 tokens; Scout's gate/up at one token). With more rows per expert
 // most of its slots go empty under skewed routing.
-// Not where the 128x32 kernel merely leaves a short last wave: alone, the warp-mma kernel's pairs
-// took 0.91-0.93x its time on Mixtral-8x7B's gate/up at one token (448 tiles, 0.85 of the SMs)
-// and 0.97-0.98x on Qwen2-57B-A14B's (320, 0.81), but after two cuBLASLt GEMMs over other weights,
-// as a model runs its attention projections before its experts, 1.29-1.31x and 1.23-1.25x, and
-// stayed that slow over the 12 calls that followed; the 128x32 kernel did not move (H200,
-// bench/results/moe/decode-warp-mma/queued/). On the small experts it serves it took 0.79-0.97x
-// after them.
+// Where the kernel runs its pairs CTAs (gate/up rows under 6144 elements,
+// warp_mma_grouped_rules.hpp), it also takes calls on which the 128x32 kernel's tiles would fill
+// less than kWarpMmaMaxWaveFill of the SMs over its waves (a short last wave) however many of the
+// experts that can have rows have them: at least rows / bound, at most one per row. H200, after
+// two cuBLASLt GEMMs over other weights, as a model runs its attention projections before its
+// experts (bench/results/moe/decode-warp-mma/l2-policy/): the pairs took 0.93x the 128x32
+// kernel's time on Mixtral-8x7B's gate/up at one token (448 tiles: 0.85 of the SMs), 0.96x on
+// Qwen2-57B-A14B's (320: 0.81), 0.91x on gpt-oss-20b's at 2 tokens (7 experts, 315 tiles: 0.80);
+// where the tiles could fill more they lost or tied (Qwen2-57B-A14B at 2 tokens, 1.05x).
 constexpr std::int64_t kWarpMmaRowsMax = 2;
 constexpr std::int64_t kWarpMmaTouchedBytesMax = std::int64_t{128} << 20;
 constexpr double kWarpMmaFewRowsTilesPerSm = 1.5;
+constexpr double kWarpMmaMaxWaveFill = 0.92;
 constexpr std::int64_t kWarpMmaSlotsMax = 65535;  // the grid's y
 
-bool warp_mma_serves(const GroupedShape& s, DType a, int sm_count) {
+// One 32-row token tile per 128 weight rows of each expert with rows.
+std::int64_t few_rows_tiles(const GroupedShape& s, std::int64_t experts) { return experts * ((s.weight_rows + 127) / 128); }
+
+// Whether the 128x32 kernel leaves a short last wave for every count of experts with rows, from
+// rows / bound up to `most`.
+bool short_last_wave_always(const GroupedShape& s, std::int64_t most, int sm_count) {
+  const std::int64_t fewest = std::max<std::int64_t>((s.rows + s.expert_rows_max - 1) / s.expert_rows_max, 1);
+  if (fewest > most) return false;
+  for (std::int64_t n = fewest; n <= most; ++n) {
+    const std::int64_t tiles = few_rows_tiles(s, n);
+    const std::int64_t waves = (tiles + sm_count - 1) / sm_count;
+    if (static_cast<double>(tiles) >= kWarpMmaMaxWaveFill * static_cast<double>(waves * sm_count)) return false;
+  }
+  return true;
+}
+
+bool warp_mma_serves(Op op, const GroupedShape& s, DType a, int sm_count) {
   const std::int64_t experts = std::min(s.experts, s.rows);
   if (s.expert_rows_max > kWarpMmaRowsMax || experts > kWarpMmaSlotsMax) return false;
   const std::int64_t touched = experts * s.weight_rows * s.K * static_cast<std::int64_t>(dtype_bytes(a));
-  const std::int64_t few_rows_tiles = experts * ((s.weight_rows + 127) / 128);  // one 32-row token tile each
   return touched <= kWarpMmaTouchedBytesMax ||
-         static_cast<double>(few_rows_tiles) <= kWarpMmaFewRowsTilesPerSm * static_cast<double>(sm_count);
+         static_cast<double>(few_rows_tiles(s, experts)) <= kWarpMmaFewRowsTilesPerSm * static_cast<double>(sm_count) ||
+         (op == Op::kGatedMlp && kernels::sm90::warp_mma::gated_runs_pairs(s.K) &&
+          short_last_wave_always(s, experts, sm_count));
 }
 
 // Columns of the weight one cluster covers per tile.
@@ -143,7 +164,7 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, con
       unswapped = &k;
     }
   }
-  if (warp_mma != nullptr && warp_mma_serves(shape, a, sm_count)) {
+  if (warp_mma != nullptr && warp_mma_serves(op, shape, a, sm_count)) {
     launches->push_back(GroupedLaunch::alone(KernelChoice{*warp_mma}));
     return Status::success();
   }

@@ -89,10 +89,8 @@ struct WarpMmaGemmKernel {
     const warp_mma::GemmStore::Params store{
         e.alpha, static_cast<const float*>(e.col_bias),
         device::compile_activation(e.activation, e.leaky_slope, e.clamp_lo, e.clamp_hi), args.D, args.ldd, args.N};
-    // The wide CTAs (8 warps on one block): at most one wave of them at the weights dispatch gives
-    // this kernel, where the probe had them fastest or within 2 % of the fastest variant.
-    const cudaError_t err = warp_mma::launch<Element, warp_mma::Variant::kWide, warp_mma::GemmStore>(
-        mainloop, store, blocks, splits, stream);
+    const cudaError_t err =
+        warp_mma::launch_chosen<Element, warp_mma::GemmStore>(mainloop, store, blocks, splits, plan.sm_count, stream);
     if (err != cudaSuccess) {
       return Status::cuda_error(std::string("gemm: launching ") + name(kKey) + ": " + cudaGetErrorName(err) + " (" +
                                 cudaGetErrorString(err) + ")");

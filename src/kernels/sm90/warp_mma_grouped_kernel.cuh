@@ -19,6 +19,7 @@
 #include "epifuse/grouped_gemm.hpp"
 #include "kernels/sm90/warp_mma_gated_kernel.cuh"
 #include "kernels/sm90/warp_mma_gemm_kernel.cuh"
+#include "kernels/sm90/warp_mma_grouped_rules.hpp"
 #include "kernels/sm90/warp_mma_mainloop.cuh"
 
 namespace epifuse::kernels::sm90 {
@@ -126,33 +127,26 @@ cudaError_t launch_grouped(const Mainloop& mainloop, const typename Store::Param
                         static_cast<unsigned>(slots), stream, mainloop, store, experts);
 }
 
-// The CTAs for all slots' blocks, by the length of the rows (K): gate/up rows under
-// kGatedSinglesMinK elements on the pairs (4 warps over two blocks of 16 rows; the singles where an
-// expert's blocks are odd), longer ones on the singles (4 warps, one block); grouped GEMM rows
-// under kWideRowsMinK on the singles, longer ones on the wide CTAs (8 warps, one block). H200, each
-// variant launched directly over the same experts, each call alone and after two cuBLASLt GEMMs
-// over other weights (bench/results/moe/decode-warp-mma/queued/):
-// - gate/up, seven models at 1-8 tokens, alone: the pairs were the fastest at 23 of 28 points and
-//   within 3.4 % at 4 more; at one token on rows of 6144-7168 (DeepSeek-V3, Mixtral-8x22B) the
-//   singles took 0.90x and 0.97x the pairs' time. The wide CTAs, which the dense kernels'
-//   choose_variant picks for this many blocks, took 0.97-1.26x the pairs'. Where dispatch runs the
-//   kernel (experts of Qwen3-30B-A3B and OLMoE-1B-7B at 1-2 tokens, gpt-oss-20b at one) the pairs
-//   took 0.76-0.82x the 128x32 kernel's time alone and 0.79-0.97x after cuBLASLt.
-// - down projections at 1-2 tokens: where dispatch runs the kernel on rows of 768-2880 (the same
-//   three models) the singles took 0.70-0.90x the 128x32 kernel's time alone and 0.72-0.94x after
-//   cuBLASLt, the pairs 0.71-1.04x and 0.73-1.25x, choose_variant's pick (the wide CTAs at 2 tokens)
-//   up to 1.19x; on rows of 8192-16384 (Mixtral-8x7B and 8x22B, DBRX, Llama-4 Scout) the wide
-//   took 0.56-1.07x, the pairs up to 1.55x.
-constexpr std::int64_t kGatedSinglesMinK = 6144;
-constexpr std::int64_t kWideRowsMinK = 8192;
-
+// The CTAs for all slots' blocks, by the length of the rows (K; warp_mma_grouped_rules.hpp):
+// gate/up rows under kGatedSinglesMinK elements on the pairs (4 warps over two blocks of 16 rows;
+// the singles where an expert's blocks are odd), longer ones on the singles (4 warps, one block);
+// grouped GEMM rows under kWideRowsMinK on the singles, longer ones on the wide CTAs (8 warps, one
+// block). H200, each variant launched directly over the same experts, after two cuBLASLt GEMMs
+// over other weights, with load_weight's L2 policy (bench/results/moe/decode-warp-mma/l2-policy/):
+// - gate/up, seven models at 1, 2 and 4 tokens: on rows under 6144 (Mixtral-8x7B, Qwen2-57B-A14B,
+//   Qwen3-30B-A3B, OLMoE-1B-7B, gpt-oss-20b) the pairs took 0.89-1.02x the singles' time (15
+//   points); on rows of 6144-7168 (DeepSeek-V3, Mixtral-8x22B) the singles took 0.90-0.97x the
+//   pairs' at one token and 1.01-1.03x at 2-4. The wide CTAs took 0.97-1.24x the pairs' time.
+// - down projections at 1, 2 and 4 tokens: on rows of 768-2880 neither led (the pairs took
+//   0.86-1.26x the singles' time, 15 points); on rows of 8192-16384 (Mixtral-8x7B and 8x22B, DBRX,
+//   Llama-4 Scout) the wide took 0.56-1.05x the 128x32 kernel's time, the pairs 0.86-1.31x.
 // Launches the CTAs above over all slots' blocks; only these two variants of each op are built.
 template <class Element, class Store>
 cudaError_t launch_grouped_chosen(const Mainloop& mainloop, const typename Store::Params& store,
                                   const Experts& experts, std::int64_t blocks, int splits, int slots,
                                   cudaStream_t stream) {
   if constexpr (std::is_same_v<Store, GatedStore>) {
-    if (mainloop.K < kGatedSinglesMinK && blocks % 2 == 0) {
+    if (gated_runs_pairs(mainloop.K) && blocks % 2 == 0) {
       return launch_grouped<Element, Variant::kPairs, Store>(mainloop, store, experts, blocks, splits, slots, stream);
     }
   } else if (mainloop.K >= kWideRowsMinK) {

@@ -63,12 +63,22 @@ __device__ __forceinline__ void mma_16x8x16(float (&c)[4], std::uint32_t a0, std
 }
 
 // A weight load that skips L1 (each byte is read once) and has L2 fetch the 256-byte span around
-// it: 0.2-3 % faster than __ldcs on an H100 (bench/results/tuning/issue9/decode-gemm/).
-__device__ __forceinline__ uint4 load_weight(const void* p) {
+// it: 0.2-3 % faster than __ldcs on an H100 (bench/results/tuning/issue9/decode-gemm/). Its L2
+// policy leaves line priorities unchanged: with the default one, lines that an earlier kernel
+// left at evict_last (cuBLASLt's GEMMs do) slowed this kernel by 1.07-1.33x for as long as they
+// stayed, over many calls; with evict_unchanged it runs at its own speed after them (H200,
+// bench/results/moe/decode-warp-mma/l2-policy/).
+__device__ __forceinline__ std::uint64_t l2_evict_unchanged() {
+  std::uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_unchanged.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
+
+__device__ __forceinline__ uint4 load_weight(const void* p, std::uint64_t policy) {
   uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4], %5;\n"
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p));
+               : "l"(p), "l"(policy));
   return v;
 }
 
@@ -129,6 +139,7 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
     has_high[r] = row + 8 < p.rows;
   }
   const std::int64_t high_rows = 8 * p.ldw;
+  const std::uint64_t policy = l2_evict_unchanged();
   const Element* x_row = x + g * p.ldx + first_column;
   for (int first = warp; first < count; first += kWarps * kUnroll) {
     // All loads of kUnroll steps first, then their mmas: bytes in flight hide the memory latency.
@@ -143,8 +154,8 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
         const bool in_k = i < count && offset < columns_left;  // K is a multiple of 8: chunks are whole or absent
 #pragma unroll
         for (int r = 0; r < kGroups; ++r) {
-          low[u][r][c] = in_k ? load_weight(low_rows[r] + offset) : zero;
-          high[u][r][c] = in_k && has_high[r] ? load_weight(low_rows[r] + high_rows + offset) : zero;
+          low[u][r][c] = in_k ? load_weight(low_rows[r] + offset, policy) : zero;
+          high[u][r][c] = in_k && has_high[r] ? load_weight(low_rows[r] + high_rows + offset, policy) : zero;
         }
         xs[u][c] = in_k && g < p.M ? __ldg(reinterpret_cast<const uint4*>(x_row + offset)) : zero;
       }
@@ -231,22 +242,17 @@ int resident_ctas_per_sm() {
   return ctas;
 }
 
-// Read off epifuse-warp-mma-probe on an H200 (eight models' MLPs and two narrow weights, 1 and 8
-// tokens): a CTA count of either many waves of the resident CTAs (the last wave is a small share)
-// or less than one (every CTA streams from start to end) ran fastest; one to two waves left SMs
-// idle at the end. With this kernel the choice was within 5 % of the fastest variant on the
-// MLPs and 14-15 % behind it on the narrow weights (bench/results/tuning/issue9/warp-mma/).
-template <class Element, class Store>
-Variant choose_variant(std::int64_t blocks, int splits, int sm_count) {
-  const auto waves = [&](Variant v, int resident) {
-    return static_cast<double>(blocks / groups_of(v) * splits) / (static_cast<double>(resident) * sm_count);
-  };
-  if (splits > 1 || waves(Variant::kWide, resident_ctas_per_sm<Element, Variant::kWide, Store>()) >= 2.5) {
-    return Variant::kWide;
-  }
-  if (blocks % 2 == 0 && waves(Variant::kPairs, resident_ctas_per_sm<Element, Variant::kPairs, Store>()) <= 0.9) {
-    return Variant::kPairs;
-  }
+// The dense kernels' CTAs: the singles, except where a cluster shares the K loop (splits > 1:
+// narrow weights) or the rows are long and too few for three singles per SM, where the wide CTAs
+// keep more loads in flight. H200, the GEMM kernel with load_weight's loads, after cuBLASLt GEMMs
+// over other weights (bench/results/moe/decode-warp-mma/l2-policy/): at one token the singles
+// took 0.73-0.99x the wide CTAs' time on 1x4608x3584, 1x5120x3072, 1x6144x4096, 1x4096x4096,
+// 1x8192x8192, 1x8192x28672 and 1x14336x4096, and 1.09x on 1x4096x14336 (256 blocks of rows of
+// 14336); the pairs were slower than the singles on all eight.
+constexpr std::int64_t kWideMinK = 8192;
+
+inline Variant choose_variant(std::int64_t blocks, std::int64_t K, int splits, int sm_count) {
+  if (splits > 1 || (K >= kWideMinK && blocks < 3 * static_cast<std::int64_t>(sm_count))) return Variant::kWide;
   return Variant::kSingles;
 }
 
@@ -279,12 +285,10 @@ cudaError_t launch(const Mainloop& mainloop, const typename Store::Params& store
 template <class Element, class Store>
 cudaError_t launch_chosen(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks,
                           int splits, int sm_count, cudaStream_t stream) {
-  switch (choose_variant<Element, Store>(blocks, splits, sm_count)) {
-    case Variant::kWide: return launch<Element, Variant::kWide, Store>(mainloop, store, blocks, splits, stream);
-    case Variant::kPairs: return launch<Element, Variant::kPairs, Store>(mainloop, store, blocks, splits, stream);
-    case Variant::kSingles: return launch<Element, Variant::kSingles, Store>(mainloop, store, blocks, splits, stream);
+  if (choose_variant(blocks, mainloop.K, splits, sm_count) == Variant::kWide) {
+    return launch<Element, Variant::kWide, Store>(mainloop, store, blocks, splits, stream);
   }
-  return cudaErrorInvalidValue;
+  return launch<Element, Variant::kSingles, Store>(mainloop, store, blocks, splits, stream);
 }
 
 }  // namespace epifuse::kernels::sm90::warp_mma
