@@ -41,9 +41,13 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   return *this;
 }
 
+// Waits for the memset and for any copy queued before it: neither blocks the host, and a launch on a
+// non-blocking stream would not wait for them (a graph replayed under compute-sanitizer read inputs
+// a device-to-device copy was still writing).
 void DeviceBuffer::poison(std::uint8_t byte) {
   poison_byte_ = byte;
   EPIFUSE_CHECK_CUDA(cudaMemset(data_, byte, bytes_ + guard_bytes_));
+  EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
 }
 
 void DeviceBuffer::upload(const void* host, std::size_t bytes) {
