@@ -171,7 +171,8 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
 // the experts that can have rows hold at most 128 MiB of weights, or the 128x32 kernel would have
 // at most 1.5 tiles per SM (198 on 132 SMs), or its tiles would fill less than 0.92 of the SMs over
 // its waves for any count of experts with rows, where the kernel runs its pairs CTAs (gate/up rows
-// under 6144 elements); the CUTLASS kernels otherwise.
+// under 6144 elements); on the pairs also gate/up experts of at least 24576 packed rows with up to
+// 4 rows each; the CUTLASS kernels otherwise.
 TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   auto schedule_of = [](const auto& args) {
     std::vector<detail::GroupedLaunch> launches;
@@ -210,10 +211,19 @@ TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   experts_of(32, 2880, 2880, 8, 2);
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
   // Mixtral-8x7B (8 of 2 x 14336 x 4096) at one token: 2 experts, 470 MB in 448 tiles (0.85 of the
-  // SMs over 4 waves); at 2 tokens: 2-4, up to 896 tiles (0.97).
+  // SMs over 4 waves). Its experts of 28672 packed rows take up to 4 rows each on the pairs
+  // whatever the tiles fill: at 2 tokens 2-4 experts (up to 896 tiles, 0.97), at 4 tokens up to 8;
+  // not at 5 tokens.
   experts_of(8, 14336, 4096, 2, 1);
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
   experts_of(8, 14336, 4096, 4, 2);
+  EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
+  experts_of(8, 14336, 4096, 8, 4);
+  EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
+  experts_of(8, 14336, 4096, 10, 5);
+  EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
+  // Llama-4 Scout (16 of 2 x 8192 x 5120) at 2 tokens: 2 experts, 256 tiles (0.97), 16384 rows each.
+  experts_of(16, 8192, 5120, 2, 2);
   EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
   // DeepSeek-V3 (256 of 2 x 2048 x 7168) at one token: 8 experts, 256 tiles (0.97); DBRX (16 of
   // 2 x 10752 x 6144): 4 experts, 672 tiles (0.85), but rows of 6144 run on the singles.

@@ -33,12 +33,12 @@ struct GroupedShape {
 // The warp-mma kernel (one launch, no setup kernel or TMA descriptors, each expert's weight
 // streamed once per 8 of its rows) where every expert has at most 2 rows and either the weights of
 // the experts that can have rows (at most one per row; a grid row each) are at most 128 MiB or the
-// 128x32 CUTLASS kernel would have at most 1.5 tiles per SM. H200, each kernel forced
-// (bench/results/moe/decode-warp-mma/): at one token the warp-mma kernel took 0.67-0.85x the
-// 128x32 kernel's time on the experts of Qwen3-30B-A3B, OLMoE-1B-7B and gpt-oss-20b (25-133 MB),
-// 0.47-0.96x where the 128x32 kernel had 40-192 tiles (down projections of Mixtral-8x7B and 8x22B,
-// DBRX and Llama-4 Scout at 1-2 tokens; Scout's gate/up at one token). With more rows per expert
-// most of its slots go empty under skewed routing.
+// 128x32 CUTLASS kernel would have at most 1.5 tiles per SM; and on large gate/up experts (below).
+// H200, each kernel forced (bench/results/moe/decode-warp-mma/): at one token the warp-mma kernel
+// took 0.67-0.85x the 128x32 kernel's time on the experts of Qwen3-30B-A3B, OLMoE-1B-7B and
+// gpt-oss-20b (25-133 MB), 0.47-0.96x where the 128x32 kernel had 40-192 tiles (down projections
+// of Mixtral-8x7B and 8x22B, DBRX and Llama-4 Scout at 1-2 tokens; Scout's gate/up at one token).
+// With more rows per expert most of its slots go empty under skewed routing.
 // Where the kernel runs its pairs CTAs (gate/up rows under 6144 elements,
 // warp_mma_grouped_rules.hpp), it also takes calls on which the 128x32 kernel's tiles would fill
 // less than kWarpMmaMaxWaveFill of the SMs over its waves (a short last wave) however many of the
@@ -55,7 +55,9 @@ constexpr double kWarpMmaMaxWaveFill = 0.92;
 constexpr std::int64_t kWarpMmaSlotsMax = 65535;  // the grid's y
 
 // One 32-row token tile per 128 weight rows of each expert with rows.
-std::int64_t few_rows_tiles(const GroupedShape& s, std::int64_t experts) { return experts * ((s.weight_rows + 127) / 128); }
+std::int64_t few_rows_tiles(const GroupedShape& s, std::int64_t experts) {
+  return experts * ((s.weight_rows + 127) / 128);
+}
 
 // Whether the 128x32 kernel leaves a short last wave for every count of experts with rows, from
 // rows / bound up to `most`.
@@ -70,9 +72,26 @@ bool short_last_wave_always(const GroupedShape& s, std::int64_t most, int sm_cou
   return true;
 }
 
+// Whether gate/up on the pairs CTAs serves experts this large with up to kWarpMmaLargeRowsMax rows
+// each (one pass over each weight), however many of them have rows. H200, `epifuse-bench moe` with
+// cuBLASLt in the same run (bench/results/moe/decode-warp-mma/l2-policy/): Mixtral-8x7B's experts
+// (28672 packed rows) at 2 and 4 tokens took 0.95-0.99x the time of the 128x32 kernel that ran
+// before, 1.01-1.04x the cuBLASLt loop's speed where that kernel had 0.96-1.03x; Llama-4 Scout's
+// (16384 rows) took 1.01-1.09x the 128x32 kernel's time with 2-4 experts in the probe, so the
+// bound sits between them.
+constexpr std::int64_t kWarpMmaLargeExpertRows = 24576;
+constexpr std::int64_t kWarpMmaLargeRowsMax = 4;
+
+bool large_experts_on_pairs(Op op, const GroupedShape& s) {
+  return op == Op::kGatedMlp && kernels::sm90::warp_mma::gated_runs_pairs(s.K) &&
+         s.weight_rows >= kWarpMmaLargeExpertRows && s.expert_rows_max <= kWarpMmaLargeRowsMax;
+}
+
 bool warp_mma_serves(Op op, const GroupedShape& s, DType a, int sm_count) {
   const std::int64_t experts = std::min(s.experts, s.rows);
-  if (s.expert_rows_max > kWarpMmaRowsMax || experts > kWarpMmaSlotsMax) return false;
+  if (experts > kWarpMmaSlotsMax) return false;
+  if (large_experts_on_pairs(op, s)) return true;
+  if (s.expert_rows_max > kWarpMmaRowsMax) return false;
   const std::int64_t touched = experts * s.weight_rows * s.K * static_cast<std::int64_t>(dtype_bytes(a));
   return touched <= kWarpMmaTouchedBytesMax ||
          static_cast<double>(few_rows_tiles(s, experts)) <= kWarpMmaFewRowsTilesPerSm * static_cast<double>(sm_count) ||
