@@ -104,7 +104,8 @@ std::optional<KernelKey> narrowest(const GemmArgs& args, const std::vector<Kerne
 // 128x64 kernel's speed on geometric mean over 51 catalogue shapes with N < 8192 (bias + GELU,
 // 0.99-1.61x; 1.18x plain), and 0.76-1.09x at N >= 8192 (bench/results/tuning/issue9/
 // decode-gemm/). Calls cuBLASLt computes are delegated before dispatch: there the warp-mma kernel
-// lost to cuBLASLt in the bench (0.70-1.16x), though it read as fast in isolation.
+// still loses to cuBLASLt in the bench, 0.89-1.07x its speed (geometric mean 0.97, H200, 36 points
+// at 1-8 tokens, bench/results/moe/decode-warp-mma/l2-policy/).
 std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<KernelKey>& candidates) {
   if (args.M > 8 || args.N >= 8192 || required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) {
     return std::nullopt;
