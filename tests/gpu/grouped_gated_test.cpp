@@ -216,9 +216,9 @@ std::vector<GroupedCase> cases() {
   // Two experts of 2 x 7168 x 4096 at one row each: 235 MB in 224 of the 128x32 kernel's tiles, 0.85
   // of 132 SMs over its two waves, so the warp-mma kernel's pairs.
   out.push_back({{1, 1}, 7168, 4096, GatedActivation::kSwiGLU, true, "", 1});
-  // Experts of 24576 packed rows with a bound of 4 rows each: the warp-mma kernel's pairs, one pass
-  // over each weight for 3 and 4 rows.
-  out.push_back({{4, 0, 3}, 12288, 256, GatedActivation::kSwiGLU, true, "", 4});
+  // Experts of 24576 packed rows with a bound of 8 rows each: the warp-mma kernel's pairs, one pass
+  // over each weight for 3-8 rows.
+  out.push_back({{8, 0, 3, 5}, 12288, 256, GatedActivation::kSwiGLU, true, "", 8});
   return out;
 }
 

@@ -172,7 +172,7 @@ TEST(GroupedHeuristics, EachKernelRunsTheExpertsItSuits) {
 // at most 1.5 tiles per SM (198 on 132 SMs), or its tiles would fill less than 0.92 of the SMs over
 // its waves for any count of experts with rows, where the kernel runs its pairs CTAs (gate/up rows
 // under 6144 elements); on the pairs also gate/up experts of at least 24576 packed rows with up to
-// 4 rows each; the CUTLASS kernels otherwise.
+// 8 rows each; the CUTLASS kernels otherwise.
 TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   auto schedule_of = [](const auto& args) {
     std::vector<detail::GroupedLaunch> launches;
@@ -211,16 +211,16 @@ TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   experts_of(32, 2880, 2880, 8, 2);
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
   // Mixtral-8x7B (8 of 2 x 14336 x 4096) at one token: 2 experts, 470 MB in 448 tiles (0.85 of the
-  // SMs over 4 waves). Its experts of 28672 packed rows take up to 4 rows each on the pairs
-  // whatever the tiles fill: at 2 tokens 2-4 experts (up to 896 tiles, 0.97), at 4 tokens up to 8;
-  // not at 5 tokens.
+  // SMs over 4 waves). Its experts of 28672 packed rows take up to 8 rows each on the pairs
+  // whatever the tiles fill: at 2 tokens 2-4 experts (up to 896 tiles, 0.97), at 8 tokens up to 8;
+  // not at 9 tokens.
   experts_of(8, 14336, 4096, 2, 1);
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
   experts_of(8, 14336, 4096, 4, 2);
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
-  experts_of(8, 14336, 4096, 8, 4);
+  experts_of(8, 14336, 4096, 16, 8);
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
-  experts_of(8, 14336, 4096, 10, 5);
+  experts_of(8, 14336, 4096, 18, 9);
   EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
   // Llama-4 Scout (16 of 2 x 8192 x 5120) at 2 tokens: 2 experts, 256 tiles (0.97), 16384 rows each.
   experts_of(16, 8192, 5120, 2, 2);

@@ -76,11 +76,12 @@ bool short_last_wave_always(const GroupedShape& s, std::int64_t most, int sm_cou
 // each (one pass over each weight), however many of them have rows. H200, `epifuse-bench moe` with
 // cuBLASLt in the same run (bench/results/moe/decode-warp-mma/l2-policy/): Mixtral-8x7B's experts
 // (28672 packed rows) at 2 and 4 tokens took 0.95-0.99x the time of the 128x32 kernel that ran
-// before, 1.01-1.04x the cuBLASLt loop's speed where that kernel had 0.96-1.03x; Llama-4 Scout's
-// (16384 rows) took 1.01-1.09x the 128x32 kernel's time with 2-4 experts in the probe, so the
-// bound sits between them.
+// before, 1.01-1.04x the cuBLASLt loop's speed where that kernel had 0.96-1.03x; at 6 and 8 tokens
+// 0.93-0.97x under hot routing (two experts hold all rows) and 0.98-1.01x otherwise, never below
+// 1.03x the loop's speed. Llama-4 Scout's (16384 rows) took 1.01-1.09x the 128x32 kernel's time
+// with 2-4 experts in the probe, so the bound sits between them.
 constexpr std::int64_t kWarpMmaLargeExpertRows = 24576;
-constexpr std::int64_t kWarpMmaLargeRowsMax = 4;
+constexpr std::int64_t kWarpMmaLargeRowsMax = 8;
 
 bool large_experts_on_pairs(Op op, const GroupedShape& s) {
   return op == Op::kGatedMlp && kernels::sm90::warp_mma::gated_runs_pairs(s.K) &&
