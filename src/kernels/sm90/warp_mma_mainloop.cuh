@@ -248,7 +248,9 @@ int resident_ctas_per_sm() {
 // over other weights (bench/results/moe/decode-warp-mma/l2-policy/): at one token the singles
 // took 0.73-0.99x the wide CTAs' time on 1x4608x3584, 1x5120x3072, 1x6144x4096, 1x4096x4096,
 // 1x8192x8192, 1x8192x28672 and 1x14336x4096, and 1.09x on 1x4096x14336 (256 blocks of rows of
-// 14336); the pairs were slower than the singles on all eight.
+// 14336); the pairs were slower than the singles on all eight. With these loads ptxas keeps a
+// warp's four steps of loads in flight in the dense kernels: 124-126 registers for the wide and
+// singles CTAs (40-52 with the default policy's loads), 212 for the pairs, which are not built.
 constexpr std::int64_t kWideMinK = 8192;
 
 inline Variant choose_variant(std::int64_t blocks, std::int64_t K, int splits, int sm_count) {
