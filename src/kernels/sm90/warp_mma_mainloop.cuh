@@ -248,9 +248,14 @@ int resident_ctas_per_sm() {
 // over other weights (bench/results/moe/decode-warp-mma/l2-policy/): at one token the singles
 // took 0.73-0.99x the wide CTAs' time on 1x4608x3584, 1x5120x3072, 1x6144x4096, 1x4096x4096,
 // 1x8192x8192, 1x8192x28672 and 1x14336x4096, and 1.09x on 1x4096x14336 (256 blocks of rows of
-// 14336); the pairs were slower than the singles on all eight. With these loads ptxas keeps a
-// warp's four steps of loads in flight in the dense kernels: 124-126 registers for the wide and
-// singles CTAs (40-52 with the default policy's loads), 212 for the pairs, which are not built.
+// 14336); the pairs were slower than the singles on all eight. The three weights under 50 MB
+// stayed in L2 there. In epifuse-bench, which rotates weights past L2, against the wide CTAs with
+// the default loads: the dispatched GEMMs of Llama-3 8B, Qwen2.5-7B and Llama-3.2 3B at 1-8
+// tokens took 0.91-0.98x the time on the singles (18 points), 0.82-0.89x on the wide without a
+// cluster (6) and 1.09-1.12x on the wide in a cluster of 2 (Llama-3.2 3B's down projection, 3).
+// With these loads ptxas keeps a warp's four steps of loads in flight in the dense kernels:
+// 124-126 registers for the wide and singles CTAs (40-52 with the default loads), 212 for the
+// pairs, which are not built.
 constexpr std::int64_t kWideMinK = 8192;
 
 inline Variant choose_variant(std::int64_t blocks, std::int64_t K, int splits, int sm_count) {
