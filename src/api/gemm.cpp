@@ -8,6 +8,7 @@
 #include <string>
 
 #include "api/call.hpp"
+#include "dispatch/kernel_table.hpp"
 #include "kernels/widen_bias.hpp"
 
 namespace epifuse {
@@ -111,6 +112,7 @@ Status gemm_delegation(const GemmArgs& args, cudaStream_t stream, std::size_t ma
   const DeviceCaps* caps = nullptr;
   if (Status s = check_device(kOp, args, stream, &caps); !s.ok()) return s;
   if (!kernel_arch(*caps)) return Status::success();  // dispatch reports the unsupported device
+  if (!gemm_delegation_pays(args, *caps, kernel_table())) return Status::success();
   *plan = plan_delegated_gemm(args, caps->device, max_workspace_bytes);
   return Status::success();
 }

@@ -187,6 +187,15 @@ bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps) {
   return false;
 }
 
+bool gemm_delegation_pays(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates) {
+  const std::optional<Arch> arch = kernel_arch(caps);
+  if (!arch) return true;
+  switch (*arch) {
+    case Arch::kSm90: return sm90::delegates(args, candidates);
+  }
+  return true;
+}
+
 LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice) {
   return {caps.device, caps.sm_count, choice.raster, choice.swizzle, choice.splits, choice.stream_k};
 }

@@ -53,6 +53,10 @@ Status select(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std
 // device rather than a fused kernel (never when a kernel is forced).
 bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps);
 
+// For validated GEMM args cuBLASLt expresses: whether cuBLASLt runs the call rather than one of
+// `candidates` (epifuse's own kernels).
+bool gemm_delegation_pays(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates);
+
 // The launch knobs of `choice` on the device.
 LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice);
 // For a call: the GEMM's is the choice's; the gated MLP's also pads x's rows to a whole number of

@@ -229,8 +229,8 @@ TEST_F(GemmBehavior, IndexesPastTwoToThe31Elements) {
 }
 
 // Up to 8 tokens, an epilogue cuBLASLt does not compute and the warp-mma kernel does runs that
-// kernel (gemm_heuristics.cpp), also inside a CUDA graph, replayed on new inputs; a plain call
-// stays with cuBLASLt.
+// kernel (gemm_heuristics.cpp), also inside a CUDA graph, replayed on new inputs, as does a plain
+// call on a narrow weight; a plain call on a wider one stays with cuBLASLt.
 TEST_F(GemmBehavior, DecodeRunsTheWarpMmaKernelAlsoInAGraph) {
   const GemmCase plain = {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0, {}};
   const GemmProblem delegated_problem(plain, case_seed(plain.name()));
@@ -241,6 +241,7 @@ TEST_F(GemmBehavior, DecodeRunsTheWarpMmaKernelAlsoInAGraph) {
 
   const GemmCase cases[] = {
       {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0, {.activation = Activation::kSiLU}},
+      {3, 1024, 4096, DType::kBF16, DType::kBF16, 0, 0, {}},  // plain, but a narrow weight: not delegated
       {5, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.alpha = true, .col_bias = true, .activation = Activation::kSiLU}},
       {8, 3072, 8192, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
   };

@@ -162,6 +162,37 @@ TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
   EXPECT_NE(selecting(forced).message().find("among 1, 2, 4 or 8 CTAs"), std::string::npos);
 }
 
+// Of the calls cuBLASLt expresses, decode calls on narrow weights without a bias or residual run
+// the warp-mma kernel; the rest, and every call of a build without that kernel, run cuBLASLt.
+TEST(GemmHeuristics, NarrowDecodeCallsRunTheirOwnKernel) {
+  auto pays = [](const GemmArgs& a, const std::vector<KernelKey>& candidates = kernel_table()) {
+    return gemm_delegation_pays(a, hopper(), candidates);
+  };
+  EXPECT_FALSE(pays(shape(1, 1024, 4096))) << "a GQA k or v projection";
+  EXPECT_FALSE(pays(shape(8, 2048, 8192)));
+  EXPECT_FALSE(pays(shape(5, 1024, 2048, DType::kFP16, DType::kFP16)));
+  EXPECT_TRUE(pays(shape(9, 1024, 4096))) << "9 tokens";
+  EXPECT_TRUE(pays(shape(1, 3072, 4096))) << "N 3072";
+  EXPECT_TRUE(pays(shape(1, 512, 4096))) << "N 512";
+  EXPECT_TRUE(pays(shape(1, 1024, 16384))) << "K 16384";
+  EXPECT_TRUE(pays(shape(1, 1024, 1024))) << "K 1024";
+  EXPECT_TRUE(pays(shape(1, 1024, 4096, DType::kBF16, DType::kFP32))) << "D in fp32: no warp-mma kernel";
+  GemmArgs a = shape(1, 1024, 4096);
+  a.epilogue.activation = Activation::kGeluTanh;
+  EXPECT_FALSE(pays(a));
+  a.epilogue.col_bias = reinterpret_cast<const float*>(0x1000);
+  EXPECT_TRUE(pays(a)) << "a bias";
+  a.epilogue.col_bias = nullptr;
+  a.epilogue.residual = reinterpret_cast<void*>(0x3000);
+  a.epilogue.ldc = 1024;
+  EXPECT_TRUE(pays(a)) << "a residual";
+  std::vector<KernelKey> without;
+  for (const KernelKey& k : kernel_table()) {
+    if (k.schedule != Schedule::kWarpMma) without.push_back(k);
+  }
+  EXPECT_TRUE(pays(shape(1, 1024, 4096), without)) << "a build without the warp-mma kernel";
+}
+
 TEST(GemmHeuristics, ResidualNeedsAKernelWithC) {
   GemmArgs a = shape(4096, 28672, 8192);
   a.epilogue.residual = reinterpret_cast<void*>(0x1000);

@@ -115,6 +115,18 @@ std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<Kern
 
 }  // namespace
 
+// Decode GEMMs on narrow weights without a bias or residual run the warp-mma kernel: H200, plain
+// calls at 1 and 8 tokens with the K-loop shares decode_splits gives (cuBLASLt's fastest of its
+// top four in the same run, bench/results/tuning/issue9/decode-gemm/narrow/): N 1024 and 2048, K
+// 2048-8192 (12 points) 1.01-1.65x cuBLASLt's speed; at N 3072 or K 16384 the kernel lost at 10
+// of 12 points (0.89-0.96x). Every other call cuBLASLt expresses runs cuBLASLt.
+bool delegates(const GemmArgs& args, const std::vector<KernelKey>& candidates) {
+  const Epilogue& e = args.epilogue;
+  const bool narrow_decode = args.M <= 8 && args.N >= 1024 && args.N <= 2048 && args.K >= 2048 && args.K <= 8192;
+  if (!narrow_decode || e.col_bias != nullptr || e.residual != nullptr) return true;
+  return !decode_key(args, candidates).has_value();
+}
+
 bool has_configuration(const KernelKey& key, const Configuration& c) {
   return key.arch == Arch::kSm90 && key.grouping == Grouping::kNone && key.schedule == c.schedule && key.tile.m == c.tile.m && key.tile.n == c.tile.n && key.tile.k == c.tile.k &&
          key.cluster.m == c.cluster.m && key.cluster.n == c.cluster.n && key.swap_ab == c.swap_ab &&
