@@ -29,9 +29,9 @@
 // Delegation: a call whose epilogue cuBLASLt computes exactly as epifuse defines it (alpha, a
 // column bias 16-byte aligned, in D's type or fp32 with an fp32 D; identity, ReLU or GELU-tanh;
 // a residual added before the activation) runs cuBLASLt, where epifuse's own GEMM kernels are
-// measured slower: all but decode calls (M <= 8) on narrow weights (N 1024-2048, K 2048-8192)
-// without a bias or residual, which run epifuse's warp-mma kernel. A forced kernel never runs
-// cuBLASLt. selected_kernel() (tuning.hpp) says which runs.
+// measured slower: all but decode calls (M <= 8) on narrow weights (N 1024-2032 with K 2048-8192,
+// N 2033-2048 with K 4096-8192) without a bias or residual, which run epifuse's warp-mma kernel.
+// A forced kernel never runs cuBLASLt. selected_kernel() (tuning.hpp) says which runs.
 #pragma once
 
 #include <cstddef>

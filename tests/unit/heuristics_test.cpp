@@ -176,6 +176,7 @@ TEST(GemmHeuristics, NarrowDecodeCallsRunTheirOwnKernel) {
   EXPECT_TRUE(pays(shape(1, 512, 4096))) << "N 512";
   EXPECT_TRUE(pays(shape(1, 1024, 16384))) << "K 16384";
   EXPECT_TRUE(pays(shape(1, 1024, 1024))) << "K 1024";
+  EXPECT_TRUE(pays(shape(2, 2048, 2240))) << "128 blocks, K under 4096: one K-loop share";
   EXPECT_TRUE(pays(shape(1, 1024, 4096, DType::kBF16, DType::kFP32))) << "D in fp32: no warp-mma kernel";
   GemmArgs a = shape(1, 1024, 4096);
   a.epilogue.activation = Activation::kGeluTanh;

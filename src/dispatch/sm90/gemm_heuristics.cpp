@@ -115,15 +115,18 @@ std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<Kern
 
 }  // namespace
 
-// Decode GEMMs on narrow weights without a bias or residual run the warp-mma kernel: H200, plain
-// calls at 1 and 8 tokens with the K-loop shares decode_splits gives (cuBLASLt's fastest of its
-// top four in the same run, bench/results/tuning/issue9/decode-gemm/narrow/): N 1024 and 2048, K
-// 2048-8192 (12 points) 1.01-1.65x cuBLASLt's speed; at N 3072 or K 16384 the kernel lost at 10
-// of 12 points (0.89-0.96x). Every other call cuBLASLt expresses runs cuBLASLt.
+// Decode GEMMs on narrow weights without a bias or residual run the warp-mma kernel where two CTAs
+// share each block's K loop: H200, plain calls at 1 and 8 tokens, against cuBLASLt's fastest of
+// its top four in the same run (bench/results/tuning/issue9/decode-gemm/narrow/): N 1024 with K
+// 2048-8192 and N 2048 with K 4096-8192 (10 points, two runs) 1.01-1.67x cuBLASLt's speed. With
+// one share (N 2048, K under 4096: 128 CTAs of 4 warps) it was 0.85-1.52x; at N 3072 or K 16384
+// it lost at 10 of 12 points (0.89-0.96x). Every other call cuBLASLt expresses runs cuBLASLt.
 bool delegates(const GemmArgs& args, const std::vector<KernelKey>& candidates) {
   const Epilogue& e = args.epilogue;
   const bool narrow_decode = args.M <= 8 && args.N >= 1024 && args.N <= 2048 && args.K >= 2048 && args.K <= 8192;
-  if (!narrow_decode || e.col_bias != nullptr || e.residual != nullptr) return true;
+  if (!narrow_decode || decode_splits(args.N, args.K) < 2 || e.col_bias != nullptr || e.residual != nullptr) {
+    return true;
+  }
   return !decode_key(args, candidates).has_value();
 }
 
