@@ -5,7 +5,8 @@
 //                          results in registers without spilling)
 //   M <= 8, N < 8192, bias + activation at most
 //                       -> the warp-mma kernel (mma.sync warps streaming the weight rows), with 1
-//                          or 2 K-loop shares (calls cuBLASLt computes never reach dispatch)
+//                          or 2 K-loop shares (calls cuBLASLt computes never reach dispatch, but
+//                          for decode calls on narrow weights: delegates() below)
 //   M <= 192            -> swapped 128x64 tile: the weight fills wgmma's 64-row side, the tokens
 //                          its N side; its stream-K twin (CUTLASS's heuristic decomposition) when
 //                          the K loop is deep (K >= 2N) and the tiles fill at most half the SMs.
