@@ -121,7 +121,7 @@ std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<Kern
 // its top four in the same run (bench/results/tuning/issue9/decode-gemm/narrow/): N 1024 with K
 // 2048-8192 and N 2048 with K 4096-8192 (10 points, two runs) 1.01-1.67x cuBLASLt's speed. With
 // one share (N 2048, K under 4096: 128 CTAs of 4 warps) it was 0.85-1.52x; at N 3072 or K 16384
-// it lost at 10 of 12 points (0.89-0.96x). Every other call cuBLASLt expresses runs cuBLASLt.
+// it lost at 11 of 12 points (0.89-0.96x). Every other call cuBLASLt expresses runs cuBLASLt.
 bool delegates(const GemmArgs& args, const std::vector<KernelKey>& candidates) {
   const Epilogue& e = args.epilogue;
   const bool narrow_decode = args.M <= 8 && args.N >= 1024 && args.N <= 2048 && args.K >= 2048 && args.K <= 8192;
