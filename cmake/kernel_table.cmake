@@ -117,14 +117,19 @@ function(epifuse_kernel)
      NOT K_OP STREQUAL "gated_mlp" AND K_EPILOGUE STREQUAL "gated_pair")
     message(FATAL_ERROR "kernel table: the gated_pair epilogue is the gated_mlp op's, and only its: epifuse_kernel(${row})")
   endif()
-  if(K_SCHEDULE STREQUAL "warp_mma" AND NOT (K_SWAP_AB AND K_TILE STREQUAL "16;8;64" AND K_CLUSTER STREQUAL "1;1" AND
+  set(dense_warp_mma_gemm FALSE)
+  if(K_OP STREQUAL "gemm" AND K_GROUPING STREQUAL "none" AND K_EPILOGUE STREQUAL "bias_activation")
+    set(dense_warp_mma_gemm TRUE)
+  endif()
+  if(K_SCHEDULE STREQUAL "warp_mma" AND NOT (K_SWAP_AB AND K_CLUSTER STREQUAL "1;1" AND
                                               K_DECOMPOSITION STREQUAL "data_parallel" AND NOT K_HAS_C AND
-                                              (K_OP STREQUAL "gated_mlp" OR
-                                               (K_GROUPING STREQUAL "none" AND K_EPILOGUE STREQUAL "bias_activation") OR
+                                              (K_TILE STREQUAL "16;8;64" OR
+                                               (dense_warp_mma_gemm AND K_TILE STREQUAL "16;16;64")) AND
+                                              (K_OP STREQUAL "gated_mlp" OR dense_warp_mma_gemm OR
                                                (K_GROUPING STREQUAL "grouped" AND K_EPILOGUE STREQUAL "cast"))))
     message(FATAL_ERROR "kernel table: warp_mma rows are SWAP_AB, TILE 16 8 64, CLUSTER 1 1, data_parallel, without C, "
-                        "and gated_mlp or a gemm with the bias_activation epilogue (the cast when grouped): "
-                        "epifuse_kernel(${row})")
+                        "and gated_mlp or a gemm with the bias_activation epilogue (the cast when grouped); the "
+                        "dense gemm also has TILE 16 16 64 (two token tiles): epifuse_kernel(${row})")
   endif()
   if(K_GROUPING STREQUAL "grouped" AND NOT (K_DECOMPOSITION STREQUAL "data_parallel" AND NOT K_HAS_C AND
                                             (K_OP STREQUAL "gated_mlp" OR K_EPILOGUE STREQUAL "cast")))

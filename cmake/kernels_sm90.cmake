@@ -101,10 +101,13 @@ epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 S
 # only: dispatch keeps the swapped 128x32 kernel (docs/heuristics.md).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)
-# The same warps for the GEMM at up to 8 tokens (alpha, column bias, activation): dispatched for
-# the calls cuBLASLt does not compute, in place of the swapped 128x64 kernel (docs/heuristics.md).
+# The same warps for the GEMM at up to 8 tokens (alpha, column bias, activation), and at 9-16 in
+# two token tiles: dispatched for the calls cuBLASLt does not compute, in place of the swapped
+# 128x64 kernel (docs/heuristics.md).
 epifuse_kernel(OP gemm A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB EPILOGUE bias_activation)
 epifuse_kernel(OP gemm A fp16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB EPILOGUE bias_activation)
+epifuse_kernel(OP gemm A bf16 SCHEDULE warp_mma TILE 16 16 64 SWAP_AB EPILOGUE bias_activation)
+epifuse_kernel(OP gemm A fp16 SCHEDULE warp_mma TILE 16 16 64 SWAP_AB EPILOGUE bias_activation)
 # The same warps over a MoE layer's experts (both grouped ops), each expert's weight streamed once
 # per 8 of its rows: one launch, no setup kernel or TMA descriptors; dispatched at 1-2 rows per
 # expert on small experts or where the 128x32 kernel's tiles cannot fill the SMs

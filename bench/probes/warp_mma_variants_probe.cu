@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
           const double waves = static_cast<double>(ctas) / (resident[static_cast<int>(v)] * sms);
           char label[96];
           std::snprintf(label, sizeof label, "%-7s splits %d (%.2f waves)%s", variant_name(v), splits, waves,
-                        v == warp_mma::choose_variant(blocks, K, splits, sms) && splits == rule_splits
+                        v == warp_mma::choose_variant(blocks, splits, 1, sms) && splits == rule_splits
                             ? "  <- dispatch"
                             : "");
           names.push_back(label);

@@ -21,6 +21,7 @@ class GemmBehavior : public ::testing::Test {
 };
 
 constexpr const char* kDecodeKernel = "sm90_gemm_bf16_bf16_swap_warpmma_16x8x64_c1x1_biasact_noc";
+constexpr const char* kDecodeKernel16 = "sm90_gemm_bf16_bf16_swap_warpmma_16x16x64_c1x1_biasact_noc";
 
 bool all_poison(const std::vector<std::uint8_t>& bytes) {
   return std::all_of(bytes.begin(), bytes.end(), [](std::uint8_t b) { return b == kPoisonByte; });
@@ -221,16 +222,18 @@ TEST_F(GemmBehavior, IndexesPastTwoToThe31Elements) {
   GemmCase cooperative = {75000, 28672, 64, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true}};
   cooperative.kernel = "sm90_gemm_bf16_bf16_coop_128x256x64_c2x1_biasact_noc";
   expect_case_passes(cooperative);
-  // The decode kernel past 2^31 weight elements (its last rows lie beyond 4 GB).
-  GemmCase decode = {8, (1 << 25) + 64, 64, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true}};
-  decode.kernel = kDecodeKernel;
-  ASSERT_GT(decode.N * decode.K, std::int64_t{1} << 31);
-  expect_case_passes(decode);
+  // The decode kernels past 2^31 weight elements (their last rows lie beyond 4 GB).
+  for (const auto& [M, kernel] : {std::pair{8, kDecodeKernel}, std::pair{16, kDecodeKernel16}}) {
+    GemmCase decode = {M, (1 << 25) + 64, 64, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true}};
+    decode.kernel = kernel;
+    ASSERT_GT(decode.N * decode.K, std::int64_t{1} << 31);
+    expect_case_passes(decode);
+  }
 }
 
-// Up to 8 tokens, an epilogue cuBLASLt does not compute and the warp-mma kernel does runs that
-// kernel (gemm_heuristics.cpp), also inside a CUDA graph, replayed on new inputs, as does a plain
-// call on a narrow weight; a plain call on a wider one stays with cuBLASLt.
+// Up to 16 tokens, an epilogue cuBLASLt does not compute and the warp-mma kernels do runs them
+// (gemm_heuristics.cpp; two token tiles past 8 tokens), also inside a CUDA graph, replayed on new
+// inputs, as does a plain call on a narrow weight; a plain call on a wider one stays with cuBLASLt.
 TEST_F(GemmBehavior, DecodeRunsTheWarpMmaKernelAlsoInAGraph) {
   const GemmCase plain = {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0, {}};
   const GemmProblem delegated_problem(plain, case_seed(plain.name()));
@@ -244,6 +247,8 @@ TEST_F(GemmBehavior, DecodeRunsTheWarpMmaKernelAlsoInAGraph) {
       {3, 1024, 4096, DType::kBF16, DType::kBF16, 0, 0, {}},  // plain, but a narrow weight: not delegated
       {5, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.alpha = true, .col_bias = true, .activation = Activation::kSiLU}},
       {8, 3072, 8192, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
+      {13, 10240, 2048, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
+      {16, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.alpha = true, .col_bias = true, .activation = Activation::kSiLU}},
   };
   cudaStream_t stream;
   EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -254,7 +259,7 @@ TEST_F(GemmBehavior, DecodeRunsTheWarpMmaKernelAlsoInAGraph) {
     ASSERT_TRUE(selected_kernel(p.args(), nullptr, &choice, &delegated).ok());
     EXPECT_FALSE(delegated) << c.name();
     ASSERT_TRUE(choice.has_value());
-    EXPECT_EQ(name(choice->key), kDecodeKernel) << c.name();
+    EXPECT_EQ(name(choice->key), c.M <= 8 ? kDecodeKernel : kDecodeKernel16) << c.name();
     const CheckReport r = run_and_check(p);
     EXPECT_TRUE(r.passed) << r.text;
 

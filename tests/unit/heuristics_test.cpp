@@ -66,10 +66,10 @@ TEST(GemmHeuristics, NarrowestEpilogueThatCovers) {
 }
 
 TEST(GemmHeuristics, PicksByShapeClass) {
-  // Few tokens (past the decode kernel's 8 tokens, or N >= 8192): swapped, stream-K when K >= 2N
-  // and the tiles fill at most half of the 132 SMs.
-  EXPECT_EQ(chosen(shape(9, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
-  EXPECT_EQ(chosen(shape(9, 8192, 28672)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
+  // Few tokens (past the decode kernels' 16): swapped, stream-K when K >= 2N and the tiles fill at
+  // most half of the 132 SMs.
+  EXPECT_EQ(chosen(shape(17, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
+  EXPECT_EQ(chosen(shape(17, 8192, 28672)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
   EXPECT_EQ(chosen(shape(64, 4096, 14336)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
   EXPECT_EQ(chosen(shape(129, 4096, 14336)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "96 tiles: 2 x 96 > 132";
   EXPECT_EQ(chosen(shape(192, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
@@ -115,12 +115,13 @@ TEST(GemmHeuristics, BiasActivationOverlapsItsEpilogueOnManyTiles) {
   EXPECT_EQ(chosen(h), "sm90_gemm_fp16_fp16_coop_128x256x64_c1x2") << "no fp16 pair: the dtype's large-M kernel";
 }
 
-// Up to 8 tokens and N < 8192 epifuse's own choice is the warp-mma kernel wherever its epilogue
-// serves the call (alpha, a column bias, an activation; D in the inputs' type), with 2 K-loop
-// shares over fewer than 128 blocks of 16 weight rows, or up to 192 with K >= 4096, else 1.
-// (Calls cuBLASLt computes are delegated before dispatch: gemm_behavior_test.cpp.)
+// Up to 16 tokens epifuse's own choice is a warp-mma kernel wherever its epilogue serves the call
+// (alpha, a column bias, an activation; D in the inputs' type): one token tile up to 8 tokens, two
+// at 9-16 on weights of up to 64 MiB; 2 K-loop shares over fewer than 128 blocks of 16 weight
+// rows, or 128 with K >= 4096, else 1. (Calls cuBLASLt computes are delegated before dispatch: gemm_behavior_test.cpp.)
 TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
   const std::string decode = "sm90_gemm_bf16_bf16_swap_warpmma_16x8x64_c1x1_biasact_noc";
+  const std::string decode16 = "sm90_gemm_bf16_bf16_swap_warpmma_16x16x64_c1x1_biasact_noc";
   auto splits_of = [](const GemmArgs& a) {
     KernelChoice choice;
     EXPECT_TRUE(select(a, hopper(), kernel_table(), &choice).ok());
@@ -128,12 +129,17 @@ TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
   };
   EXPECT_EQ(chosen(shape(1, 4096, 4096)), decode);
   EXPECT_EQ(splits_of(shape(1, 4096, 4096)), 1) << "256 blocks";
-  EXPECT_EQ(splits_of(shape(8, 3072, 8192)), 2) << "192 blocks, K 8192";
-  EXPECT_EQ(splits_of(shape(8, 3072, 2048)), 1) << "192 blocks, K 2048";
+  EXPECT_EQ(splits_of(shape(8, 2048, 4096)), 2) << "128 blocks, K 4096";
+  EXPECT_EQ(splits_of(shape(8, 2048, 2048)), 1) << "128 blocks, K 2048";
+  EXPECT_EQ(splits_of(shape(8, 3072, 8192)), 1) << "192 blocks";
   EXPECT_EQ(splits_of(shape(5, 1000, 520)), 2) << "63 blocks, the last half";
   EXPECT_EQ(chosen(shape(8, 7680, 5120)), decode);
-  EXPECT_EQ(chosen(shape(8, 8192, 3584)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "N >= 8192";
-  EXPECT_EQ(chosen(shape(9, 4096, 4096)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
+  EXPECT_EQ(chosen(shape(8, 10240, 8192)), decode);
+  EXPECT_EQ(chosen(shape(9, 4096, 4096)), decode16);
+  EXPECT_EQ(chosen(shape(16, 4096, 8192)), decode16) << "64 MiB of weight";
+  EXPECT_EQ(chosen(shape(16, 8192, 4160)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "past 64 MiB";
+  EXPECT_EQ(splits_of(shape(16, 1024, 4096)), 2);
+  EXPECT_EQ(chosen(shape(17, 4096, 4096)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
   EXPECT_EQ(chosen(shape(1, 4096, 4096, DType::kFP16, DType::kFP16)),
             "sm90_gemm_fp16_fp16_swap_warpmma_16x8x64_c1x1_biasact_noc");
   EXPECT_NE(chosen(shape(1, 4096, 4096, DType::kBF16, DType::kFP32)), decode) << "D in fp32";
@@ -157,6 +163,11 @@ TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
   const Status s = selecting(forced);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("serves at most 8 tokens, the call has 9"), std::string::npos) << s.message();
+  forced.M = 17;
+  forced.kernel = KernelChoice{key_named(decode16)};
+  EXPECT_NE(selecting(forced).message().find("serves at most 16 tokens, the call has 17"), std::string::npos);
+  forced.M = 9;
+  EXPECT_TRUE(selecting(forced).ok());
   forced.M = 8;
   forced.kernel->splits = 3;
   EXPECT_NE(selecting(forced).message().find("among 1, 2, 4 or 8 CTAs"), std::string::npos);

@@ -39,7 +39,8 @@ TEST(KernelTable, RowsAreBuildable) {
       const EpilogueCoverage gemm_epilogue =
           k.grouping == Grouping::kGrouped ? EpilogueCoverage::kCastOnly : EpilogueCoverage::kBiasActivation;
       EXPECT_TRUE(k.op == Op::kGatedMlp || (k.epilogue == gemm_epilogue && !k.has_c)) << n;
-      EXPECT_TRUE(k.swap_ab && k.tile.m == 16 && k.tile.n == 8 && k.tile.k == 64) << n;
+      const bool two_token_tiles = k.op == Op::kGemm && k.grouping == Grouping::kNone && k.tile.n == 16;
+      EXPECT_TRUE(k.swap_ab && k.tile.m == 16 && (k.tile.n == 8 || two_token_tiles) && k.tile.k == 64) << n;
       EXPECT_EQ(k.d, k.a) << n;
     }
     EXPECT_EQ(k.a, k.b) << n;

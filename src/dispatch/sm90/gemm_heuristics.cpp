@@ -44,6 +44,7 @@ constexpr Configuration kMidTokens = {Schedule::kCooperative, {128, 256, 64}, {1
 constexpr Configuration kManyTokens = {Schedule::kCooperative, {128, 256, 64}, {2, 1}, false};
 constexpr Configuration kEpilogueOverlap = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
 constexpr Configuration kDecode = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
+constexpr Configuration kDecodeTwoTokenTiles = {Schedule::kWarpMma, {16, 16, 64}, {1, 1}, true};
 
 // K-loop shares of the warp-mma GEMM: two where its wide CTAs (one per block of 16 weight rows)
 // are few, or few and long; otherwise one. In the bench sweep at 1-8 tokens (H100, 51 catalogue
@@ -51,7 +52,7 @@ constexpr Configuration kDecode = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true
 // (bench/results/tuning/issue9/decode-gemm/).
 int decode_splits(std::int64_t N, std::int64_t K) {
   const std::int64_t blocks = ceil_div(N, 16);
-  return blocks < 128 || (blocks <= 192 && K >= 4096) ? 2 : 1;
+  return blocks < 128 || (blocks == 128 && K >= 4096) ? 2 : 1;
 }
 
 // Where the pingpong kernel's overlap of epilogue and K loop paid in the sweeps. Below four waves
@@ -107,11 +108,13 @@ std::optional<KernelKey> narrowest(const GemmArgs& args, const std::vector<Kerne
 // decode-gemm/). Calls cuBLASLt computes are delegated before dispatch: there the warp-mma kernel
 // still loses to cuBLASLt in the bench, 0.89-1.07x its speed (geometric mean 0.97, H200, 36 points
 // at 1-8 tokens, bench/results/moe/decode-warp-mma/l2-policy/).
+constexpr std::int64_t kTwoTokenTilesMaxWeight = std::int64_t{1} << 25;  // elements: 64 MiB in 16 bits
+
 std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<KernelKey>& candidates) {
-  if (args.M > 8 || args.N >= 8192 || required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) {
-    return std::nullopt;
-  }
-  return narrowest(args, candidates, kDecode);
+  if (required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) return std::nullopt;
+  if (args.M <= 8) return narrowest(args, candidates, kDecode);
+  if (args.M <= 16 && args.N * args.K <= kTwoTokenTilesMaxWeight) return narrowest(args, candidates, kDecodeTwoTokenTiles);
+  return std::nullopt;
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // The GEMM for a few tokens (decode) on the warp-mma kernel (warp_mma_mainloop.cuh): D = cast(act(
-// alpha·A·Bᵀ + col_bias)) with the weight B's rows on the mma's 16-row side and A's at most 8
-// tokens on its 8-wide side. A block is 16 consecutive output columns, so lane (g, t) holds
-// columns 16·block + g and 16·block + g + 8 for tokens 2t and 2t + 1. An N of 8 more than a
-// multiple of 16 leaves the last block's upper 8 rows unread and unstored.
+// alpha·A·Bᵀ + col_bias)) with the weight B's rows on the mma's 16-row side and A's tokens on its
+// 8-wide side: at most 8 tokens (tile 16x8x64) or 16 in two token tiles (16x16x64). A block is 16
+// consecutive output columns, so lane (g, t) holds columns 16·block + g and 16·block + g + 8 for
+// tokens 2t and 2t + 1 of a tile. An N of 8 more than a multiple of 16 leaves the last block's
+// upper 8 rows unread and unstored.
 #pragma once
 
 #include <cstdint>
@@ -69,9 +70,11 @@ template <class Row>
 struct WarpMmaGemmKernel {
   static constexpr KernelKey kKey = Row::kKey;
   static_assert(kKey.op == Op::kGemm && kKey.arch == Arch::kSm90 && kKey.swap_ab, "a swapped GEMM row");
-  static_assert(kKey.tile.m == warp_mma::kBlockRows && kKey.tile.n == warp_mma::kTokens &&
+  static_assert(kKey.tile.m == warp_mma::kBlockRows &&
+                    (kKey.tile.n == warp_mma::kTokens || kKey.tile.n == 2 * warp_mma::kTokens) &&
                     kKey.tile.k == warp_mma::kStepK,
-                "the mma.m16n8k16 warp tile: 16 weight rows, 8 tokens, 64-element k steps");
+                "mma.m16n8k16 warp tiles: 16 weight rows, 8 or 16 tokens, 64-element k steps");
+  static constexpr int kTokenTiles = kKey.tile.n / warp_mma::kTokens;
   static_assert(kKey.a == kKey.b && kKey.d == kKey.a, "A, B and D share one element type");
   static_assert(kKey.a == DType::kBF16 || kKey.a == DType::kFP16, "bf16 or fp16");
   static_assert(kKey.epilogue == EpilogueCoverage::kBiasActivation && !kKey.has_c, "alpha, column bias, activation");
@@ -90,7 +93,8 @@ struct WarpMmaGemmKernel {
         e.alpha, static_cast<const float*>(e.col_bias),
         device::compile_activation(e.activation, e.leaky_slope, e.clamp_lo, e.clamp_hi), args.D, args.ldd, args.N};
     const cudaError_t err =
-        warp_mma::launch_chosen<Element, warp_mma::GemmStore>(mainloop, store, blocks, splits, plan.sm_count, stream);
+        warp_mma::launch_chosen<Element, warp_mma::GemmStore, kTokenTiles>(mainloop, store, blocks, splits,
+                                                                            plan.sm_count, stream);
     if (err != cudaSuccess) {
       return Status::cuda_error(std::string("gemm: launching ") + name(kKey) + ": " + cudaGetErrorName(err) + " (" +
                                 cudaGetErrorString(err) + ")");

@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(kWarps * 32)
   for (std::int64_t row = 0; row < r.rows; row += kTokens) {
     q.x = static_cast<const Element*>(p.x) + (r.first + row) * p.ldx;
     q.M = static_cast<int>(min(r.rows - row, std::int64_t{kTokens}));
-    pass<Element, kWarps, kUnroll, kGroups, Store>(q, Store::template at_rows<Element>(store, r.expert, r.first + row),
+    pass<Element, kWarps, kUnroll, kGroups, 1, Store>(q, Store::template at_rows<Element>(store, r.expert, r.first + row),
                                                    cta_blocks * kGroups, cta_blocks + 13ull * blockIdx.y, row > 0);
   }
 }

@@ -16,7 +16,8 @@
 // contiguous bytes per row and chunk (elements e0..e7 at k = 64·step + 32c + 8t + e: one load
 // instruction covers 64 contiguous bytes of each of 8 rows) and feeds e0-e3 to one mma and e4-e7
 // to the next, and loads x the same way. The accumulator gives lane (g, t) the sums of rows g and
-// g + 8 of its block for tokens 2t and 2t + 1.
+// g + 8 of its block for tokens 2t and 2t + 1. A kernel of two token tiles (up to 16 tokens) runs
+// a second mma on the same weight fragments for tokens 8-15: the weight is still read once.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -30,7 +31,7 @@ namespace epifuse::kernels::sm90::warp_mma {
 
 constexpr int kStepK = 64;       // k per warp step: 4 lanes x 16 elements
 constexpr int kMaxSplits = 8;    // CTAs per cluster: the portable maximum
-constexpr int kTokens = 8;       // the mma's N
+constexpr int kTokens = 8;       // the mma's N: the tokens of one token tile
 constexpr int kBlockRows = 16;   // the mma's M
 
 // What the K loop reads. A block's rows g + 8 at or past `rows` read as zero (a GEMM whose N is
@@ -91,12 +92,13 @@ __device__ __forceinline__ Element round_to(float v) {
   }
 }
 
-// One pass of a CTA over its kGroups blocks from `first_block` for the (at most 8) tokens of p:
-// its share of the K loop, the sums met in the cluster's first CTA, and that CTA's Store::store(
-// params, sums, block, g, t, M), which gets lane (g, t)'s four sums of `block` (rows g, g + 8;
-// tokens 2t, 2t + 1). `seed` scatters the CTAs' K-loop starts. A CTA that makes another pass
+// One pass of a CTA over its kGroups blocks from `first_block` for the (at most 8·kTokenTiles)
+// tokens of p: its share of the K loop, the sums met in the cluster's first CTA, and that CTA's
+// Store::store(params, sums, block, g, t, M), which gets lane (g, t)'s four sums of `block` (rows
+// g, g + 8; tokens 2t, 2t + 1) of one token tile; tile j's params are Store::at_rows(params, 0, 8j)
+// and its M is p.M - 8j. `seed` scatters the CTAs' K-loop starts. A CTA that makes another pass
 // must have made its earlier ones (`again`): the cluster's barriers pair up pass by pass.
-template <class Element, int kWarps, int kUnroll, int kGroups, class Store>
+template <class Element, int kWarps, int kUnroll, int kGroups, int kTokenTiles, class Store>
 __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Params& store, std::int64_t first_block,
                                      std::uint64_t seed, bool again) {
   namespace cg = cooperative_groups;
@@ -120,7 +122,7 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
     asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
   }
 
-  float acc[kGroups][4] = {};
+  float acc[kGroups][kTokenTiles][4] = {};
   const uint4 zero = make_uint4(0, 0, 0, 0);
   // Each CTA starts its K loop at its own step and wraps around, so that the CTAs running at once
   // read at scattered offsets of their rows rather than all at the same one (rows lie a power of
@@ -143,7 +145,7 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
   const Element* x_row = x + g * p.ldx + first_column;
   for (int first = warp; first < count; first += kWarps * kUnroll) {
     // All loads of kUnroll steps first, then their mmas: bytes in flight hide the memory latency.
-    uint4 low[kUnroll][kGroups][2], high[kUnroll][kGroups][2], xs[kUnroll][2];
+    uint4 low[kUnroll][kGroups][2], high[kUnroll][kGroups][2], xs[kUnroll][kTokenTiles][2];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = first + u * kWarps;
@@ -157,7 +159,12 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
           low[u][r][c] = in_k ? load_weight(low_rows[r] + offset, policy) : zero;
           high[u][r][c] = in_k && has_high[r] ? load_weight(low_rows[r] + high_rows + offset, policy) : zero;
         }
-        xs[u][c] = in_k && g < p.M ? __ldg(reinterpret_cast<const uint4*>(x_row + offset)) : zero;
+#pragma unroll
+        for (int j = 0; j < kTokenTiles; ++j) {
+          xs[u][j][c] = in_k && kTokens * j + g < p.M
+                            ? __ldg(reinterpret_cast<const uint4*>(x_row + kTokens * j * p.ldx + offset))
+                            : zero;
+        }
       }
     }
 #pragma unroll
@@ -166,22 +173,28 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
       for (int c = 0; c < 2; ++c) {
 #pragma unroll
         for (int r = 0; r < kGroups; ++r) {
-          mma_16x8x16<Element>(acc[r], low[u][r][c].x, high[u][r][c].x, low[u][r][c].y, high[u][r][c].y, xs[u][c].x,
-                               xs[u][c].y);
-          mma_16x8x16<Element>(acc[r], low[u][r][c].z, high[u][r][c].z, low[u][r][c].w, high[u][r][c].w, xs[u][c].z,
-                               xs[u][c].w);
+#pragma unroll
+          for (int j = 0; j < kTokenTiles; ++j) {
+            mma_16x8x16<Element>(acc[r][j], low[u][r][c].x, high[u][r][c].x, low[u][r][c].y, high[u][r][c].y,
+                                 xs[u][j][c].x, xs[u][j][c].y);
+            mma_16x8x16<Element>(acc[r][j], low[u][r][c].z, high[u][r][c].z, low[u][r][c].w, high[u][r][c].w,
+                                 xs[u][j][c].z, xs[u][j][c].w);
+          }
         }
       }
     }
   }
 
-  constexpr int kValues = kGroups * 4;
+  constexpr int kValues = kGroups * kTokenTiles * 4;
   __shared__ float by_warp[kWarps][kValues][32];
   __shared__ float by_split[kMaxSplits][kValues][32];  // used in the cluster's first CTA
 #pragma unroll
   for (int r = 0; r < kGroups; ++r) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) by_warp[warp][r * 4 + i][lane] = acc[r][i];
+    for (int j = 0; j < kTokenTiles; ++j) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) by_warp[warp][(r * kTokenTiles + j) * 4 + i][lane] = acc[r][j][i];
+    }
   }
   __syncthreads();
   asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");
@@ -199,23 +212,28 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
   if (split != 0 || warp != 0) return;
 
 #pragma unroll
-  for (int r = 0; r < kGroups; ++r) {
-    float sum[4];
+  for (int j = 0; j < kTokenTiles; ++j) {
+    const typename Store::Params tile_store = j == 0 ? store : Store::template at_rows<Element>(store, 0, kTokens * j);
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      sum[i] = by_split[0][r * 4 + i][lane];
-      for (int q = 1; q < splits; ++q) sum[i] += by_split[q][r * 4 + i][lane];
+    for (int r = 0; r < kGroups; ++r) {
+      const int value = (r * kTokenTiles + j) * 4;
+      float sum[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        sum[i] = by_split[0][value + i][lane];
+        for (int q = 1; q < splits; ++q) sum[i] += by_split[q][value + i][lane];
+      }
+      Store::template store<Element>(tile_store, sum, first_block + r, g, t, p.M - kTokens * j);
     }
-    Store::template store<Element>(store, sum, first_block + r, g, t, p.M);
   }
 }
 
 // Grid: splits x (blocks / kGroups) CTAs in clusters of `splits` along x.
-template <class Element, int kWarps, int kUnroll, int kGroups, class Store>
+template <class Element, int kWarps, int kUnroll, int kGroups, int kTokenTiles, class Store>
 __global__ void __launch_bounds__(kWarps * 32) kernel(const Mainloop p, const typename Store::Params store) {
   const unsigned splits = cooperative_groups::this_cluster().num_blocks();
   const std::uint64_t cta_blocks = blockIdx.x / splits;
-  pass<Element, kWarps, kUnroll, kGroups, Store>(p, store, cta_blocks * kGroups, cta_blocks, false);
+  pass<Element, kWarps, kUnroll, kGroups, kTokenTiles, Store>(p, store, cta_blocks * kGroups, cta_blocks, false);
 }
 
 // The compiled variants: CTAs of 16 or 32 rows, 4 or 8 warps.
@@ -225,9 +243,17 @@ constexpr int warps_of(Variant v) { return v == Variant::kWide ? 8 : 4; }
 constexpr int groups_of(Variant v) { return v == Variant::kPairs ? 2 : 1; }
 constexpr int kUnrollSteps = 4;  // every variant's: k steps whose loads are in flight at once
 
-template <class Element, Variant v, class Store>
+// Two token tiles hold twice the x fragments: with 2 steps in flight the wide CTAs keep 80
+// registers, three CTAs per SM (with 4 steps, 142: one). H200, 16 tokens on 18 weights of 8-470 MB
+// rotated past L2 (bench/results/tuning/issue9/decode-gemm/two-token-tiles/): with 2 steps the
+// wide CTAs took 0.64-0.90x their time with 4 on the 15 weights of 2560 rows or more (1.07-1.13x
+// on 1024-2048 rows, where dispatch shares the K loop over a cluster), and 0.90-1.01x the time
+// of the best singles (2, 3 or 4 steps) on the 11 weights of up to 64 MiB.
+constexpr int unroll_steps(int token_tiles) { return token_tiles == 1 ? kUnrollSteps : 2; }
+
+template <class Element, Variant v, class Store, int kTokenTiles = 1>
 constexpr auto kernel_of() {
-  return &kernel<Element, warps_of(v), kUnrollSteps, groups_of(v), Store>;
+  return &kernel<Element, warps_of(v), unroll_steps(kTokenTiles), groups_of(v), kTokenTiles, Store>;
 }
 
 template <class Element, Variant v, class Store>
@@ -242,24 +268,16 @@ int resident_ctas_per_sm() {
   return ctas;
 }
 
-// The dense kernels' CTAs: the singles, except where a cluster shares the K loop (splits > 1:
-// narrow weights) or the rows are long and too few for three singles per SM, where the wide CTAs
-// keep more loads in flight. H200, the GEMM kernel with load_weight's loads, after cuBLASLt GEMMs
-// over other weights (bench/results/moe/decode-warp-mma/l2-policy/): at one token the singles
-// took 0.73-0.99x the wide CTAs' time on 1x4608x3584, 1x5120x3072, 1x6144x4096, 1x4096x4096,
-// 1x8192x8192, 1x8192x28672 and 1x14336x4096, and 1.09x on 1x4096x14336 (256 blocks of rows of
-// 14336); the pairs were slower than the singles on all eight. The three weights under 50 MB
-// stayed in L2 there. In epifuse-bench, which rotates weights past L2, against the wide CTAs with
-// the default loads: the dispatched GEMMs of Llama-3 8B, Qwen2.5-7B and Llama-3.2 3B at 1-8
-// tokens took 0.91-0.98x the time on the singles (18 points), 0.82-0.89x on the wide without a
-// cluster (6) and 1.09-1.12x on the wide in a cluster of 2 (Llama-3.2 3B's down projection, 3).
-// With these loads ptxas keeps a warp's four steps of loads in flight in the dense kernels:
-// 124-126 registers for the wide and singles CTAs (40-52 with the default loads), 212 for the
-// pairs, which are not built.
-constexpr std::int64_t kWideMinK = 8192;
-
-inline Variant choose_variant(std::int64_t blocks, std::int64_t K, int splits, int sm_count) {
-  if (splits > 1 || (K >= kWideMinK && blocks < 3 * static_cast<std::int64_t>(sm_count))) return Variant::kWide;
+// The dense kernels' CTAs: the wide where a cluster shares the K loop (splits > 1: narrow
+// weights), where all blocks fit in one wave of them (two wide CTAs per SM), and for two token
+// tiles; otherwise the singles (four per SM). H200, the GEMM kernel at 8 tokens, weights rotated
+// past L2 (bench/results/tuning/issue9/decode-gemm/two-token-tiles/), one K-loop share: on 64-256
+// blocks (1024x4096 to 4096x16384) the wide took 0.79-0.98x the singles' time; on 288-384 blocks
+// (4608x3584, 5120x3072, 6144x4096) 1.17-1.33x, a second wave; on 512-1024 blocks 1.00-1.13x,
+// but 0.96-0.97x on 10240x8192. Two token tiles run the wide CTAs with 2 steps in flight
+// (unroll_steps).
+inline Variant choose_variant(std::int64_t blocks, int splits, int token_tiles, int sm_count) {
+  if (token_tiles > 1 || splits > 1 || blocks <= 2 * static_cast<std::int64_t>(sm_count)) return Variant::kWide;
   return Variant::kSingles;
 }
 
@@ -282,20 +300,22 @@ cudaError_t launch_ctas(Function function, std::int64_t blocks, int splits, unsi
   return cudaLaunchKernelEx(&config, function, args...);
 }
 
-template <class Element, Variant v, class Store>
+template <class Element, Variant v, class Store, int kTokenTiles = 1>
 cudaError_t launch(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks, int splits,
                    cudaStream_t stream) {
-  return launch_ctas<v>(kernel_of<Element, v, Store>(), blocks, splits, 1, stream, mainloop, store);
+  return launch_ctas<v>(kernel_of<Element, v, Store, kTokenTiles>(), blocks, splits, 1, stream, mainloop, store);
 }
 
-// Launches the variant choose_variant picks.
-template <class Element, class Store>
+// Launches the variant choose_variant picks, for up to 8·kTokenTiles tokens.
+template <class Element, class Store, int kTokenTiles = 1>
 cudaError_t launch_chosen(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks,
                           int splits, int sm_count, cudaStream_t stream) {
-  if (choose_variant(blocks, mainloop.K, splits, sm_count) == Variant::kWide) {
-    return launch<Element, Variant::kWide, Store>(mainloop, store, blocks, splits, stream);
+  if constexpr (kTokenTiles == 1) {
+    if (choose_variant(blocks, splits, kTokenTiles, sm_count) == Variant::kSingles) {
+      return launch<Element, Variant::kSingles, Store>(mainloop, store, blocks, splits, stream);
+    }
   }
-  return launch<Element, Variant::kSingles, Store>(mainloop, store, blocks, splits, stream);
+  return launch<Element, Variant::kWide, Store, kTokenTiles>(mainloop, store, blocks, splits, stream);
 }
 
 }  // namespace epifuse::kernels::sm90::warp_mma
