@@ -247,8 +247,12 @@ TEST_F(GemmBehavior, DecodeRunsTheWarpMmaKernelAlsoInAGraph) {
       {3, 1024, 4096, DType::kBF16, DType::kBF16, 0, 0, {}},  // plain, but a narrow weight: not delegated
       {5, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.alpha = true, .col_bias = true, .activation = Activation::kSiLU}},
       {8, 3072, 8192, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
-      {13, 10240, 2048, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
+      {13, 6144, 2048, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
       {16, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.alpha = true, .col_bias = true, .activation = Activation::kSiLU}},
+      // Few blocks of long rows: 8 CTAs of a cluster share each block's K loop, with one and two
+      // token tiles.
+      {2, 448, 35264, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
+      {13, 256, 20032, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
   };
   cudaStream_t stream;
   EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));

@@ -116,9 +116,11 @@ TEST(GemmHeuristics, BiasActivationOverlapsItsEpilogueOnManyTiles) {
 }
 
 // Up to 16 tokens epifuse's own choice is a warp-mma kernel wherever its epilogue serves the call
-// (alpha, a column bias, an activation; D in the inputs' type): one token tile up to 8 tokens, two
-// at 9-16 on weights of up to 64 MiB; 2 K-loop shares over fewer than 128 blocks of 16 weight
-// rows, or 128 with K >= 4096, else 1. (Calls cuBLASLt computes are delegated before dispatch: gemm_behavior_test.cpp.)
+// (alpha, a column bias, an activation; D in the inputs' type). Up to 8 tokens one token tile,
+// with the most K-loop shares whose CTAs fit in a wave of the wide CTAs (2 per SM, 1.7 in clusters
+// of 4 or 8) with at least 32 steps each, or 2 where the singles' last wave is short; at 9-16
+// tokens two, on weights of up to 64 MiB whose blocks fit in 3 x 132 CTAs, with the most shares
+// that fit there with at least 16 steps each. (Calls cuBLASLt computes are delegated before dispatch: gemm_behavior_test.cpp.)
 TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
   const std::string decode = "sm90_gemm_bf16_bf16_swap_warpmma_16x8x64_c1x1_biasact_noc";
   const std::string decode16 = "sm90_gemm_bf16_bf16_swap_warpmma_16x16x64_c1x1_biasact_noc";
@@ -132,13 +134,28 @@ TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
   EXPECT_EQ(splits_of(shape(8, 2048, 4096)), 2) << "128 blocks, K 4096";
   EXPECT_EQ(splits_of(shape(8, 2048, 2048)), 1) << "128 blocks, K 2048";
   EXPECT_EQ(splits_of(shape(8, 3072, 8192)), 1) << "192 blocks";
-  EXPECT_EQ(splits_of(shape(5, 1000, 520)), 2) << "63 blocks, the last half";
+  EXPECT_EQ(splits_of(shape(5, 1000, 520)), 1) << "63 blocks, 9 steps: a share needs 32";
+  EXPECT_EQ(splits_of(shape(5, 1000, 8200)), 2) << "63 blocks";
+  EXPECT_EQ(splits_of(shape(2, 448, 35264)), 8) << "28 blocks: 224 CTAs";
+  EXPECT_EQ(splits_of(shape(3, 704, 43712)), 4) << "44 blocks";
+  EXPECT_EQ(splits_of(shape(1, 1024, 16384)), 2) << "64 blocks: 256 CTAs in clusters of 4 lost";
+  EXPECT_EQ(splits_of(shape(2, 9344, 37440)), 2) << "584 blocks: a last wave of singles 11 % full";
+  EXPECT_EQ(splits_of(shape(2, 11712, 8832)), 1) << "732 blocks: 39 % full";
+  EXPECT_EQ(chosen(shape(3, 46272, 320)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "short rows past a wave";
+  EXPECT_EQ(chosen(shape(3, 8192, 320)), decode) << "short rows in one wave";
   EXPECT_EQ(chosen(shape(8, 7680, 5120)), decode);
   EXPECT_EQ(chosen(shape(8, 10240, 8192)), decode);
   EXPECT_EQ(chosen(shape(9, 4096, 4096)), decode16);
   EXPECT_EQ(chosen(shape(16, 4096, 8192)), decode16) << "64 MiB of weight";
   EXPECT_EQ(chosen(shape(16, 8192, 4160)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "past 64 MiB";
-  EXPECT_EQ(splits_of(shape(16, 1024, 4096)), 2);
+  EXPECT_EQ(chosen(shape(16, 8192, 3584)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "512 blocks: 2 waves";
+  EXPECT_EQ(chosen(shape(16, 6336, 2048)), decode16) << "396 blocks: one wave of three CTAs per SM";
+  EXPECT_EQ(splits_of(shape(16, 6336, 2048)), 1);
+  EXPECT_EQ(splits_of(shape(9, 3072, 3072)), 2) << "192 blocks: two shares fill one wave";
+  EXPECT_EQ(splits_of(shape(9, 3584, 4096)), 1) << "224 blocks";
+  EXPECT_EQ(splits_of(shape(13, 256, 20032)), 8) << "16 blocks, 313 steps";
+  EXPECT_EQ(splits_of(shape(16, 1024, 4096)), 4) << "64 blocks, 64 steps";
+  EXPECT_EQ(splits_of(shape(11, 1664, 512)), 1) << "8 steps";
   EXPECT_EQ(chosen(shape(17, 4096, 4096)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
   EXPECT_EQ(chosen(shape(1, 4096, 4096, DType::kFP16, DType::kFP16)),
             "sm90_gemm_fp16_fp16_swap_warpmma_16x8x64_c1x1_biasact_noc");

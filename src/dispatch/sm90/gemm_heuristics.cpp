@@ -3,10 +3,12 @@
 // projections, bench/results/grid/):
 //   col_sum / col_amax  -> cooperative 128x128 (a 128-column tile keeps the per-column partial
 //                          results in registers without spilling)
-//   M <= 8, N < 8192, bias + activation at most
+//   M <= 8, bias + activation at most
 //                       -> the warp-mma kernel (mma.sync warps streaming the weight rows), with 1
 //                          or 2 K-loop shares (calls cuBLASLt computes never reach dispatch, but
 //                          for decode calls on narrow weights: delegates() below)
+//   M 9-16, bias + activation at most, weight <= 64 MiB in one wave of its CTAs
+//                       -> the same kernel with two token tiles
 //   M <= 192            -> swapped 128x64 tile: the weight fills wgmma's 64-row side, the tokens
 //                          its N side; its stream-K twin (CUTLASS's heuristic decomposition) when
 //                          the K loop is deep (K >= 2N) and the tiles fill at most half the SMs.
@@ -46,13 +48,29 @@ constexpr Configuration kEpilogueOverlap = {Schedule::kPingpong, {128, 128, 64},
 constexpr Configuration kDecode = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
 constexpr Configuration kDecodeTwoTokenTiles = {Schedule::kWarpMma, {16, 16, 64}, {1, 1}, true};
 
-// K-loop shares of the warp-mma GEMM: two where its wide CTAs (one per block of 16 weight rows)
-// are few, or few and long; otherwise one. In the bench sweep at 1-8 tokens (H100, 51 catalogue
-// shapes with N < 8192) this ran within 6 % of the fastest of 1, 2, 4 and 8 shares
-// (bench/results/tuning/issue9/decode-gemm/).
-int decode_splits(std::int64_t N, std::int64_t K) {
-  const std::int64_t blocks = ceil_div(N, 16);
-  return blocks < 128 || (blocks == 128 && K >= 4096) ? 2 : 1;
+// K-loop shares of the warp-mma GEMM at up to 8 tokens, by waves of its CTAs (warp_mma_mainloop.cuh:
+// the wide CTAs, two per SM, run every share count above 1; the singles, four per SM, one share
+// past two wide CTAs per SM). A share keeps at least one round of the wide CTA's 8 warps x 4 steps
+// of 64 elements. The most shares whose CTAs fit in one wave of wide CTAs: 2 up to 2 per SM, 4 or
+// 8 up to 1.7 per SM (256 CTAs in clusters of 4 lost to 128 in clusters of 2). Past one wave of
+// singles, 2 shares where the last wave would be at most a quarter full. H200, the bench's sweep
+// of 1, 2, 4 and 8 shares (b8779ad, bench/results/tuning/issue9/decode-gemm/two-token-tiles/: 22
+// distinct catalogue weights at 1, 5 and 8 tokens, 32 focused shapes at 1-8 tokens): this count was the
+// fastest at 95 of 98 points and within 1.023x of it at the others. E.g. 4 or 8 shares on 28-56
+// blocks with K >= 19328 took 0.69-0.88x the time of 2 (2x448x35264: 16.4 against 23.8 µs), 4
+// on 64 blocks with K >= 8192 1.10-1.18x; 2 on 536-640 blocks with K >= 8192 0.81-0.98x the time
+// of 1 (last wave 2-21 % full), on 684 and 732 blocks (30 and 39 %) 1.13-1.33x.
+int decode_splits(std::int64_t N, std::int64_t K, int sm_count) {
+  constexpr std::int64_t kStepsPerRound = 32;
+  const std::int64_t blocks = ceil_div(N, 16), steps = ceil_div(K, 64), sms = sm_count;
+  for (int splits : {8, 4, 2}) {
+    const std::int64_t ctas = blocks * splits;
+    const bool one_wave = splits == 2 ? ctas <= 2 * sms : 10 * ctas <= 17 * sms;
+    if (one_wave && steps >= kStepsPerRound * splits) return splits;
+  }
+  const std::int64_t singles_wave = 4 * sms;
+  if (blocks > singles_wave && blocks % singles_wave <= singles_wave / 4 && steps >= 2 * kStepsPerRound) return 2;
+  return 1;
 }
 
 // Where the pingpong kernel's overlap of epilogue and K loop paid in the sweeps. Below four waves
@@ -102,36 +120,72 @@ std::optional<KernelKey> narrowest(const GemmArgs& args, const std::vector<Kerne
   return best;
 }
 
-// Up to 8 tokens the warp-mma kernel, where its epilogue serves the call, ran 1.22x the swapped
-// 128x64 kernel's speed on geometric mean over 51 catalogue shapes with N < 8192 (bias + GELU,
-// 0.99-1.61x; 1.18x plain), and 0.76-1.09x at N >= 8192 (bench/results/tuning/issue9/
-// decode-gemm/). Calls cuBLASLt computes are delegated before dispatch: there the warp-mma kernel
-// still loses to cuBLASLt in the bench, 0.89-1.07x its speed (geometric mean 0.97, H200, 36 points
-// at 1-8 tokens, bench/results/moe/decode-warp-mma/l2-policy/).
-constexpr std::int64_t kTwoTokenTilesMaxWeight = std::int64_t{1} << 25;  // elements: 64 MiB in 16 bits
+// Up to 8 tokens the warp-mma kernel, where its epilogue serves the call: with fp32 bias + GELU
+// it ran 0.92-1.27x cuBLASLt + the bias+GELU kernel in the bench (H200, b8779ad, eight catalogue
+// models at 1, 5 and 8 tokens, bench/results/tuning/issue9/decode-gemm/two-token-tiles/), and
+// 0.54-0.98x the time of the swapped 128x64 kernel it replaced at N >= 8192. Calls cuBLASLt
+// computes are delegated before dispatch: there the kernel still loses to cuBLASLt in the bench,
+// 0.89-1.07x its speed (geometric mean 0.97, H200, 36 points at 1-8 tokens,
+// bench/results/moe/decode-warp-mma/l2-policy/).
+// Past one wave of singles on rows under 1536 elements (a few K steps per warp) the swapped
+// kernel took 0.78-0.98x its time at 6 of 7 focused shapes (3x46272x320: 18.0 against 23.0 µs;
+// 1.03x at 5x11776x832), so those calls keep it.
+constexpr std::int64_t kDecodeShortRowsK = 1536;
 
-std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<KernelKey>& candidates) {
-  if (required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) return std::nullopt;
-  if (args.M <= 8) return narrowest(args, candidates, kDecode);
-  if (args.M <= 16 && args.N * args.K <= kTwoTokenTilesMaxWeight) return narrowest(args, candidates, kDecodeTwoTokenTiles);
-  return std::nullopt;
+std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<KernelKey>& candidates, int sm_count) {
+  if (args.M > 8 || required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) return std::nullopt;
+  if (args.K < kDecodeShortRowsK && ceil_div(args.N, 16) > 4 * static_cast<std::int64_t>(sm_count)) return std::nullopt;
+  return narrowest(args, candidates, kDecode);
+}
+
+// At 9-16 tokens the warp-mma kernel of two token tiles (its wide CTAs, three per SM), on weights
+// of up to 64 MiB whose blocks of 16 rows fit in one wave of those CTAs; the most K-loop shares
+// (1, 2, 4 or 8) that still fit in it, each of at least one round of 8 warps x 2 steps. In the
+// same bench run (b8779ad, one share) it took 0.65-0.93x the time of the swapped 128x64 kernel on
+// such weights; on a weight of 512 blocks (Gemma-2 9B's qkv) 1.21-1.33x, and on larger weights it
+// lost too (exp13, exp14 in the folder above). The share count picked the fastest of 1, 2, 4 and 8
+// at all 43 such points of the sweep (16-384 blocks).
+constexpr std::int64_t kTwoTokenTilesMaxWeight = std::int64_t{1} << 25;  // elements: 64 MiB in 16 bits
+constexpr std::int64_t kTwoTokenTilesCtasPerSm = 3;
+constexpr std::int64_t kTwoTokenTilesStepsPerRound = 16;
+
+std::optional<KernelChoice> two_token_tiles(const GemmArgs& args, const std::vector<KernelKey>& candidates,
+                                            int sm_count) {
+  const std::int64_t blocks = ceil_div(args.N, 16);
+  const std::int64_t wave = kTwoTokenTilesCtasPerSm * sm_count;
+  if (args.M <= 8 || args.M > 16 || args.N * args.K > kTwoTokenTilesMaxWeight || blocks > wave ||
+      required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) {
+    return std::nullopt;
+  }
+  const std::optional<KernelKey> key = narrowest(args, candidates, kDecodeTwoTokenTiles);
+  if (!key) return std::nullopt;
+  KernelChoice choice{*key};
+  const std::int64_t steps = ceil_div(args.K, 64);
+  for (int splits : {8, 4, 2}) {
+    if (blocks * splits <= wave && steps >= kTwoTokenTilesStepsPerRound * splits) {
+      choice.splits = splits;
+      break;
+    }
+  }
+  return choice;
 }
 
 }  // namespace
 
-// Decode GEMMs on narrow weights without a bias or residual run the warp-mma kernel where two CTAs
-// share each block's K loop: H200, plain calls at 1 and 8 tokens, against cuBLASLt's fastest of
-// its top four in the same run (bench/results/tuning/issue9/decode-gemm/narrow/): N 1024 with K
-// 2048-8192 and N 2048 with K 4096-8192 (10 points, two runs) 1.01-1.67x cuBLASLt's speed. With
-// one share (N 2048, K under 4096: 128 CTAs of 4 warps) it was 0.85-1.52x; at N 3072 or K 16384
-// it lost at 11 of 12 points (0.89-0.96x). Every other call cuBLASLt expresses runs cuBLASLt.
-bool delegates(const GemmArgs& args, const std::vector<KernelKey>& candidates) {
+// Decode GEMMs on narrow weights without a bias or residual run the warp-mma kernel: H200, plain
+// calls at 1 and 8 tokens, against cuBLASLt's fastest of its top four in the same run
+// (bench/results/tuning/issue9/decode-gemm/narrow/): N 1024 with K 2048-8192 and N 2048 with K
+// 4096-8192 (10 points, two runs, two K-loop shares) 1.01-1.67x cuBLASLt's speed. With one share
+// N 2048 with K under 4096 (128 CTAs of 4 warps) was 0.85-1.52x; at N 3072 or K 16384 it lost at
+// 11 of 12 points (0.89-0.96x). decode_splits now gives N 1024-2032 with K under 4096 one share:
+// 1x1024x2048 took 6.8 µs with one or two, cuBLASLt 7.4 (two-token-tiles/ focused shapes).
+// Every other call cuBLASLt expresses runs cuBLASLt.
+bool delegates(const GemmArgs& args, int sm_count, const std::vector<KernelKey>& candidates) {
   const Epilogue& e = args.epilogue;
-  const bool narrow_decode = args.M <= 8 && args.N >= 1024 && args.N <= 2048 && args.K >= 2048 && args.K <= 8192;
-  if (!narrow_decode || decode_splits(args.N, args.K) < 2 || e.col_bias != nullptr || e.residual != nullptr) {
-    return true;
-  }
-  return !decode_key(args, candidates).has_value();
+  const bool narrow_decode = args.M <= 8 && args.N >= 1024 && args.N <= 2048 && args.K >= 2048 && args.K <= 8192 &&
+                             (args.N <= 2032 || args.K >= 4096);
+  if (!narrow_decode || e.col_bias != nullptr || e.residual != nullptr) return true;
+  return !decode_key(args, candidates, sm_count).has_value();
 }
 
 bool has_configuration(const KernelKey& key, const Configuration& c) {
@@ -142,9 +196,13 @@ bool has_configuration(const KernelKey& key, const Configuration& c) {
 
 Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
-  if (std::optional<KernelKey> decode = decode_key(args, candidates)) {
+  if (std::optional<KernelKey> decode = decode_key(args, candidates, caps.sm_count)) {
     *choice = {*decode};
-    choice->splits = decode_splits(args.N, args.K);
+    choice->splits = decode_splits(args.N, args.K, caps.sm_count);
+    return Status::success();
+  }
+  if (std::optional<KernelChoice> decode = two_token_tiles(args, candidates, caps.sm_count)) {
+    *choice = *decode;
     return Status::success();
   }
   const Configuration preferred = configuration_for(args, caps.sm_count);
