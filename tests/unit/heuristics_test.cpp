@@ -134,7 +134,7 @@ TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
   EXPECT_EQ(splits_of(shape(8, 2048, 4096)), 2) << "128 blocks, K 4096";
   EXPECT_EQ(splits_of(shape(8, 2048, 2048)), 1) << "128 blocks, K 2048";
   EXPECT_EQ(splits_of(shape(8, 3072, 8192)), 1) << "192 blocks";
-  EXPECT_EQ(splits_of(shape(5, 1000, 520)), 1) << "63 blocks, 9 steps: a share needs 32";
+  EXPECT_EQ(splits_of(shape(5, 1000, 520)), 1) << "63 blocks, 9 steps: two shares need 32";
   EXPECT_EQ(splits_of(shape(5, 1000, 8200)), 2) << "63 blocks";
   EXPECT_EQ(splits_of(shape(2, 448, 35264)), 8) << "28 blocks: 224 CTAs";
   EXPECT_EQ(splits_of(shape(3, 704, 43712)), 4) << "44 blocks";
