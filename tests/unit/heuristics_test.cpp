@@ -141,6 +141,7 @@ TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
   EXPECT_EQ(splits_of(shape(1, 1024, 16384)), 2) << "64 blocks: 256 CTAs in clusters of 4 lost";
   EXPECT_EQ(splits_of(shape(2, 9344, 37440)), 2) << "584 blocks: a last wave of singles 11 % full";
   EXPECT_EQ(splits_of(shape(2, 11712, 8832)), 1) << "732 blocks: 39 % full";
+  EXPECT_EQ(splits_of(shape(2, 26816, 4160)), 1) << "1676 blocks: past two waves";
   EXPECT_EQ(chosen(shape(3, 46272, 320)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "short rows past a wave";
   EXPECT_EQ(chosen(shape(3, 8192, 320)), decode) << "short rows in one wave";
   EXPECT_EQ(chosen(shape(8, 7680, 5120)), decode);
