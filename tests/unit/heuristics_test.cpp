@@ -130,18 +130,6 @@ TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
     return choice.splits;
   };
   EXPECT_EQ(chosen(shape(1, 4096, 4096)), decode);
-  EXPECT_EQ(splits_of(shape(1, 4096, 4096)), 1) << "256 blocks";
-  EXPECT_EQ(splits_of(shape(8, 2048, 4096)), 2) << "128 blocks, K 4096";
-  EXPECT_EQ(splits_of(shape(8, 2048, 2048)), 1) << "128 blocks, K 2048";
-  EXPECT_EQ(splits_of(shape(8, 3072, 8192)), 1) << "192 blocks";
-  EXPECT_EQ(splits_of(shape(5, 1000, 520)), 1) << "63 blocks, 9 steps: two shares need 32";
-  EXPECT_EQ(splits_of(shape(5, 1000, 8200)), 2) << "63 blocks";
-  EXPECT_EQ(splits_of(shape(2, 448, 35264)), 8) << "28 blocks: 224 CTAs";
-  EXPECT_EQ(splits_of(shape(3, 704, 43712)), 4) << "44 blocks";
-  EXPECT_EQ(splits_of(shape(1, 1024, 16384)), 2) << "64 blocks: 256 CTAs in clusters of 4 lost";
-  EXPECT_EQ(splits_of(shape(2, 9344, 37440)), 2) << "584 blocks: a last wave of singles 11 % full";
-  EXPECT_EQ(splits_of(shape(2, 11712, 8832)), 1) << "732 blocks: 39 % full";
-  EXPECT_EQ(splits_of(shape(2, 26816, 4160)), 1) << "1676 blocks: past two waves";
   EXPECT_EQ(chosen(shape(3, 46272, 320)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "short rows past a wave";
   EXPECT_EQ(chosen(shape(3, 8192, 320)), decode) << "short rows in one wave";
   EXPECT_EQ(chosen(shape(8, 7680, 5120)), decode);
@@ -151,12 +139,34 @@ TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
   EXPECT_EQ(chosen(shape(16, 8192, 4160)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "past 64 MiB";
   EXPECT_EQ(chosen(shape(16, 8192, 3584)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "512 blocks: 2 waves";
   EXPECT_EQ(chosen(shape(16, 6336, 2048)), decode16) << "396 blocks: one wave of three CTAs per SM";
-  EXPECT_EQ(splits_of(shape(16, 6336, 2048)), 1);
-  EXPECT_EQ(splits_of(shape(9, 3072, 3072)), 2) << "192 blocks: two shares fill one wave";
-  EXPECT_EQ(splits_of(shape(9, 3584, 4096)), 1) << "224 blocks";
-  EXPECT_EQ(splits_of(shape(13, 256, 20032)), 8) << "16 blocks, 313 steps";
-  EXPECT_EQ(splits_of(shape(16, 1024, 4096)), 4) << "64 blocks, 64 steps";
-  EXPECT_EQ(splits_of(shape(11, 1664, 512)), 1) << "8 steps";
+  struct Shares {
+    std::int64_t M, N, K;
+    int splits;
+    const char* why;
+  };
+  const Shares shares[] = {
+      {1, 4096, 4096, 1, "256 blocks"},
+      {8, 2048, 4096, 2, "128 blocks, K 4096"},
+      {8, 2048, 2048, 1, "128 blocks, K 2048"},
+      {8, 3072, 8192, 1, "192 blocks"},
+      {5, 1000, 520, 1, "63 blocks, 9 steps: two shares need 32"},
+      {5, 1000, 8200, 2, "63 blocks"},
+      {2, 448, 35264, 8, "28 blocks: 224 CTAs"},
+      {3, 704, 43712, 4, "44 blocks"},
+      {1, 1024, 16384, 2, "64 blocks: 256 CTAs in clusters of 4 lost"},
+      {2, 9344, 37440, 2, "584 blocks: a second wave of singles 11 % full"},
+      {2, 11712, 8832, 1, "732 blocks: 39 % full"},
+      {2, 26816, 4160, 1, "1676 blocks: past two waves"},
+      {16, 6336, 2048, 1, "two token tiles: 396 blocks"},
+      {9, 3072, 3072, 2, "192 blocks: two shares fill one wave"},
+      {9, 3584, 4096, 1, "224 blocks"},
+      {13, 256, 20032, 8, "16 blocks, 313 steps"},
+      {16, 1024, 4096, 4, "64 blocks, 64 steps"},
+      {11, 1664, 512, 1, "8 steps"},
+  };
+  for (const Shares& c : shares) {
+    EXPECT_EQ(splits_of(shape(c.M, c.N, c.K)), c.splits) << c.M << "x" << c.N << "x" << c.K << ": " << c.why;
+  }
   EXPECT_EQ(chosen(shape(17, 4096, 4096)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
   EXPECT_EQ(chosen(shape(1, 4096, 4096, DType::kFP16, DType::kFP16)),
             "sm90_gemm_fp16_fp16_swap_warpmma_16x8x64_c1x1_biasact_noc");

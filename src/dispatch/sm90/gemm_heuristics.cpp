@@ -130,9 +130,9 @@ std::optional<KernelKey> narrowest(const GemmArgs& args, const std::vector<Kerne
 }
 
 // Up to 8 tokens the warp-mma kernel, where its epilogue serves the call: with fp32 bias + GELU
-// it ran 0.92-1.27x cuBLASLt + the bias+GELU kernel in the bench (H200, b8779ad, eight catalogue
+// it ran 0.93-1.28x cuBLASLt + the bias+GELU kernel in the bench (H200, 129ebdc, eight catalogue
 // models at 1, 5 and 8 tokens, bench/results/tuning/issue9/decode-gemm/two-token-tiles/), and
-// 0.54-0.98x the time of the swapped 128x64 kernel it replaced at N >= 8192. Calls cuBLASLt
+// 0.74-0.98x the time of the swapped 128x64 kernel it replaced at N >= 8192. Calls cuBLASLt
 // computes are delegated before dispatch: there the kernel still loses to cuBLASLt in the bench,
 // 0.89-1.07x its speed (geometric mean 0.97, H200, 36 points at 1-8 tokens,
 // bench/results/moe/decode-warp-mma/l2-policy/).
@@ -149,11 +149,12 @@ std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<Kern
 
 // At 9-16 tokens the warp-mma kernel of two token tiles (its wide CTAs, three per SM), on weights
 // of up to 64 MiB whose blocks of 16 rows fit in one wave of those CTAs; the most K-loop shares
-// (1, 2, 4 or 8) that still fit in it, each of at least one round of 8 warps x 2 steps. In the
-// same bench run (b8779ad, one share) it took 0.65-0.93x the time of the swapped 128x64 kernel on
-// such weights; on a weight of 512 blocks (Gemma-2 9B's qkv) 1.21-1.33x, and on larger weights it
-// lost too (exp13, exp14 in the folder above). The share count picked the fastest of 1, 2, 4 and 8
-// at all 43 such points of the sweep (16-384 blocks).
+// (1, 2, 4 or 8) that still fit in it, each of at least one round of 8 warps x 2 steps. At
+// 129ebdc it took 0.66-1.01x the time of the best swapped 128x64 kernel in the same run on such
+// weights (36 grid points). With one share at b8779ad it took 1.21-1.33x that time on a weight of
+// 512 blocks (Gemma-2 9B's qkv), and on larger weights it lost too (exp13 and exp14 in the folder
+// above). The share count picked the fastest of 1, 2, 4 and 8 at all 43 such points of the sweep
+// (16-384 blocks).
 constexpr std::int64_t kTwoTokenTilesMaxWeight = std::int64_t{1} << 25;  // elements: 64 MiB in 16 bits
 constexpr std::int64_t kTwoTokenTilesCtasPerSm = 3;
 constexpr std::int64_t kTwoTokenTilesStepsPerRound = 16;
@@ -186,9 +187,7 @@ std::optional<KernelChoice> two_token_tiles(const GemmArgs& args, const std::vec
 // (bench/results/tuning/issue9/decode-gemm/narrow/): N 1024 with K 2048-8192 and N 2048 with K
 // 4096-8192 (10 points, two runs, two K-loop shares) 1.01-1.67x cuBLASLt's speed. With one share
 // N 2048 with K under 4096 (128 CTAs of 4 warps) was 0.85-1.52x; at N 3072 or K 16384 it lost at
-// 11 of 12 points (0.89-0.96x). decode_splits now gives N 1024-2032 with K under 4096 one share:
-// 1x1024x2048 took 6.8 µs with one or two, cuBLASLt 7.4 (two-token-tiles/ focused shapes).
-// Every other call cuBLASLt expresses runs cuBLASLt.
+// 11 of 12 points (0.89-0.96x). Every other call cuBLASLt expresses runs cuBLASLt.
 bool delegates(const GemmArgs& args, int sm_count, const std::vector<KernelKey>& candidates) {
   const Epilogue& e = args.epilogue;
   const bool narrow_decode = args.M <= 8 && args.N >= 1024 && args.N <= 2048 && args.K >= 2048 && args.K <= 8192 &&

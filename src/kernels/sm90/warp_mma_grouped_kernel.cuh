@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     q.x = static_cast<const Element*>(p.x) + (r.first + row) * p.ldx;
     q.M = static_cast<int>(min(r.rows - row, std::int64_t{kTokens}));
     pass<Element, kWarps, kUnroll, kGroups, 1, Store>(q, Store::template at_rows<Element>(store, r.expert, r.first + row),
-                                                   cta_blocks * kGroups, cta_blocks + 13ull * blockIdx.y, row > 0);
+                                                      cta_blocks * kGroups, cta_blocks + 13ull * blockIdx.y, row > 0);
   }
 }
 

@@ -269,8 +269,9 @@ int resident_ctas_per_sm() {
 }
 
 // The dense kernels' CTAs: the wide where a cluster shares the K loop (splits > 1: narrow
-// weights), where all blocks fit in one wave of them (two wide CTAs per SM), and for two token
-// tiles; otherwise the singles (four per SM). H200, the GEMM kernel at 8 tokens, weights rotated
+// weights), where all blocks fit in one wave of them, and for two token tiles; otherwise the
+// singles. With one token tile ptxas gives both 124-126 registers (load_weight's hinted loads
+// keep a warp's four steps in flight): two wide or four singles per SM. H200, the GEMM kernel at 8 tokens, weights rotated
 // past L2 (bench/results/tuning/issue9/decode-gemm/two-token-tiles/), one K-loop share: on 64-256
 // blocks (1024x4096 to 4096x16384) the wide took 0.79-0.98x the singles' time; on 288-384 blocks
 // (4608x3584, 5120x3072, 6144x4096) 1.17-1.33x, a second wave; on 512-1024 blocks 1.00-1.13x,
