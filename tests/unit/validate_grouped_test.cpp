@@ -197,40 +197,33 @@ TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma) << "2 rows in all";
   // gpt-oss-20b (32 experts of 2 x 2880 x 2880) at one token: 4 experts, 133 MB; at 2 tokens: 4-8,
   // 180-360 tiles (0.68-0.91 of the SMs).
-  auto experts_of = [&](std::int64_t experts, std::int64_t n, std::int64_t k, std::int64_t rows, std::int64_t bound) {
-    gate_up.experts = experts;
-    gate_up.gated.M = rows;
-    gate_up.max_expert_rows = bound;
-    gate_up.gated.N = gate_up.gated.w.N = gate_up.gated.ldo = n;
-    gate_up.gated.w.K = gate_up.gated.ldx = gate_up.gated.w.ld = k;
-    gate_up.weight_stride = 2 * n * k;
-    gate_up.bias_stride = 2 * n;
-  };
-  experts_of(32, 2880, 2880, 4, 1);
-  EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
-  experts_of(32, 2880, 2880, 8, 2);
-  EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
   // Mixtral-8x7B (8 of 2 x 14336 x 4096) at one token: 2 experts, 470 MB in 448 tiles (0.85 of the
   // SMs over 4 waves). Its experts of 28672 packed rows take up to 8 rows each on the pairs
   // whatever the tiles fill: at 2 tokens 2-4 experts (up to 896 tiles, 0.97), at 8 tokens up to 8;
-  // not at 9 tokens.
-  experts_of(8, 14336, 4096, 2, 1);
-  EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
-  experts_of(8, 14336, 4096, 4, 2);
-  EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
-  experts_of(8, 14336, 4096, 16, 8);
-  EXPECT_EQ(schedule_of(gate_up), Schedule::kWarpMma);
-  experts_of(8, 14336, 4096, 18, 9);
-  EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
-  // Llama-4 Scout (16 of 2 x 8192 x 5120) at 2 tokens: 2 experts, 256 tiles (0.97), 16384 rows each.
-  experts_of(16, 8192, 5120, 2, 2);
-  EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
-  // DeepSeek-V3 (256 of 2 x 2048 x 7168) at one token: 8 experts, 256 tiles (0.97); DBRX (16 of
-  // 2 x 10752 x 6144): 4 experts, 672 tiles (0.85), but rows of 6144 run on the singles.
-  experts_of(256, 2048, 7168, 8, 1);
-  EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
-  experts_of(16, 10752, 6144, 4, 1);
-  EXPECT_NE(schedule_of(gate_up), Schedule::kWarpMma);
+  // not at 9 tokens. Llama-4 Scout (16 of 2 x 8192 x 5120) at 2 tokens: 2 experts, 256 tiles
+  // (0.97), 16384 rows each. DeepSeek-V3 (256 of 2 x 2048 x 7168) at one token: 8 experts, 256
+  // tiles (0.97); DBRX (16 of 2 x 10752 x 6144): 4 experts, 672 tiles (0.85), but rows of 6144 run
+  // on the singles.
+  struct Experts {
+    std::int64_t experts, n, k, rows, bound;
+    bool warp_mma;
+  };
+  const Experts models[] = {
+      {32, 2880, 2880, 4, 1, true},   {32, 2880, 2880, 8, 2, true},   {8, 14336, 4096, 2, 1, true},
+      {8, 14336, 4096, 4, 2, true},   {8, 14336, 4096, 16, 8, true},  {8, 14336, 4096, 18, 9, false},
+      {16, 8192, 5120, 2, 2, false},  {256, 2048, 7168, 8, 1, false}, {16, 10752, 6144, 4, 1, false},
+  };
+  for (const Experts& m : models) {
+    gate_up.experts = m.experts;
+    gate_up.gated.M = m.rows;
+    gate_up.max_expert_rows = m.bound;
+    gate_up.gated.N = gate_up.gated.w.N = gate_up.gated.ldo = m.n;
+    gate_up.gated.w.K = gate_up.gated.ldx = gate_up.gated.w.ld = m.k;
+    gate_up.weight_stride = 2 * m.n * m.k;
+    gate_up.bias_stride = 2 * m.n;
+    EXPECT_EQ(schedule_of(gate_up) == Schedule::kWarpMma, m.warp_mma)
+        << m.experts << " experts of 2 x " << m.n << " x " << m.k << ", " << m.rows << " rows, bound " << m.bound;
+  }
 
   // Down projections at one token: Qwen3-30B-A3B (8 of 128 experts, 2048 x 768); Mixtral-8x7B (2 of
   // 8, 4096 x 14336: 235 MB in 64 tiles); at 3 tokens (6 experts, 192 tiles) a bound of 3 rows is
