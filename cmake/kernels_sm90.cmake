@@ -19,6 +19,11 @@ epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB HAS_C
 # 1.06x the full tree's speed on bias+GELU at 193-1023 tokens, bench/results/tuning/issue9/
 # pingpong-bias-act/).
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB HAS_C DECOMPOSITION stream_k)
+# Up to 64 tokens with bias + activation at most (the fp32-bias calls cuBLASLt cannot fuse): a
+# 32-token tile without C, more K stages in flight; past the warp-mma kernels' waves at 1-16 tokens
+# (docs/heuristics.md, nineteenth session).
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB EPILOGUE bias_activation)
+epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB EPILOGUE bias_activation DECOMPOSITION stream_k)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 128 64 HAS_C DECOMPOSITION stream_k)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 128 64 EPILOGUE bias_activation DECOMPOSITION stream_k)
 # bias + activation over many tiles: a pingpong 128x128 pair (one warp group's epilogue runs under

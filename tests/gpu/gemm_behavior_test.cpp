@@ -231,10 +231,12 @@ TEST_F(GemmBehavior, IndexesPastTwoToThe31Elements) {
   }
 }
 
-// Up to 16 tokens, an epilogue cuBLASLt does not compute and the warp-mma kernels do runs them
-// (gemm_heuristics.cpp; two token tiles past 8 tokens), also inside a CUDA graph, replayed on new
-// inputs, as does a plain call on a narrow weight; a plain call on a wider one stays with cuBLASLt.
-TEST_F(GemmBehavior, DecodeRunsTheWarpMmaKernelAlsoInAGraph) {
+// Up to 64 tokens, an epilogue cuBLASLt does not compute runs epifuse's decode kernels
+// (gemm_heuristics.cpp): the warp-mma kernels while their blocks fit in a wave (two token tiles past
+// 8 tokens), else the swapped 128x32 kernel (stream-K on few long K loops). Also inside a CUDA
+// graph, replayed on new inputs, as does a plain call on a narrow weight; a plain call on a wider
+// one stays with cuBLASLt.
+TEST_F(GemmBehavior, DecodeRunsItsKernelsAlsoInAGraph) {
   const GemmCase plain = {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0, {}};
   const GemmProblem delegated_problem(plain, case_seed(plain.name()));
   std::optional<KernelChoice> plain_choice;
@@ -242,28 +244,37 @@ TEST_F(GemmBehavior, DecodeRunsTheWarpMmaKernelAlsoInAGraph) {
   ASSERT_TRUE(selected_kernel(delegated_problem.args(), nullptr, &plain_choice, &plain_delegated).ok());
   EXPECT_TRUE(plain_delegated);
 
-  const GemmCase cases[] = {
-      {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0, {.activation = Activation::kSiLU}},
-      {3, 1024, 4096, DType::kBF16, DType::kBF16, 0, 0, {}},  // plain, but a narrow weight: not delegated
-      {5, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.alpha = true, .col_bias = true, .activation = Activation::kSiLU}},
-      {8, 3072, 8192, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
-      {13, 6144, 2048, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
-      {16, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, {.alpha = true, .col_bias = true, .activation = Activation::kSiLU}},
+  constexpr const char* kSwapped32 = "sm90_gemm_bf16_bf16_swap_coop_128x32x128_c1x1_biasact_noc";
+  constexpr const char* kSwapped32StreamK = "sm90_gemm_bf16_bf16_swap_coop_128x32x128_c1x1_biasact_noc_streamk";
+  const EpilogueSpec bias_gelu = {.col_bias = true, .activation = Activation::kGeluTanh};
+  const EpilogueSpec scaled_silu = {.alpha = true, .col_bias = true, .activation = Activation::kSiLU};
+  const std::pair<GemmCase, const char*> cases[] = {
+      {{1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0, {.activation = Activation::kSiLU}}, kDecodeKernel},
+      {{3, 1024, 4096, DType::kBF16, DType::kBF16, 0, 0, {}}, kDecodeKernel},  // plain, but a narrow weight: not delegated
+      {{5, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, scaled_silu}, kDecodeKernel},
+      {{8, 3072, 8192, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel},
+      {{13, 4096, 2048, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel16},
+      {{16, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, scaled_silu}, kDecodeKernel16},
       // Few blocks of long rows: 8 CTAs of a cluster share each block's K loop, with one and two
       // token tiles.
-      {2, 448, 35264, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
-      {13, 256, 20032, DType::kBF16, DType::kBF16, 0, 0, {.col_bias = true, .activation = Activation::kGeluTanh}},
+      {{2, 448, 35264, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel},
+      {{13, 256, 20032, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel16},
+      // Past the warp-mma kernels' waves (532 blocks at 7 tokens, 384 at 13), and 17-64 tokens.
+      {{7, 8512, 256, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kSwapped32},
+      {{13, 6144, 2048, DType::kBF16, DType::kBF16, 0, 0, scaled_silu}, kSwapped32},
+      {{37, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, scaled_silu}, kSwapped32},
+      {{64, 1000, 8200, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kSwapped32StreamK},
   };
   cudaStream_t stream;
   EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  for (const GemmCase& c : cases) {
+  for (const auto& [c, kernel] : cases) {
     GemmProblem p(c, case_seed(c.name()));
     std::optional<KernelChoice> choice;
     bool delegated = true;
     ASSERT_TRUE(selected_kernel(p.args(), nullptr, &choice, &delegated).ok());
     EXPECT_FALSE(delegated) << c.name();
     ASSERT_TRUE(choice.has_value());
-    EXPECT_EQ(name(choice->key), c.M <= 8 ? kDecodeKernel : kDecodeKernel16) << c.name();
+    EXPECT_EQ(name(choice->key), kernel) << c.name();
     const CheckReport r = run_and_check(p);
     EXPECT_TRUE(r.passed) << r.text;
 

@@ -66,11 +66,19 @@ TEST(GemmHeuristics, NarrowestEpilogueThatCovers) {
 }
 
 TEST(GemmHeuristics, PicksByShapeClass) {
-  // Few tokens (past the decode kernels' 16): swapped, stream-K when K >= 2N and the tiles fill at
-  // most half of the 132 SMs.
-  EXPECT_EQ(chosen(shape(17, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
-  EXPECT_EQ(chosen(shape(17, 8192, 28672)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
-  EXPECT_EQ(chosen(shape(64, 4096, 14336)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
+  // Up to 64 tokens past the decode kernels' classes: the swapped 128x32 kernel (bias + activation
+  // at most), stream-K for K >= 8192 on at most 44 weight tiles, or past a wave whose last is under
+  // a quarter full with K >= 4096.
+  const std::string swapped32 = "sm90_gemm_bf16_bf16_swap_coop_128x32x128_c1x1_biasact_noc";
+  EXPECT_EQ(chosen(shape(17, 28672, 8192)), swapped32) << "224 tiles: a last wave of 92";
+  EXPECT_EQ(chosen(shape(17, 8192, 28672)), swapped32) << "64 weight tiles";
+  EXPECT_EQ(chosen(shape(64, 4096, 14336)), swapped32 + "_streamk") << "32 weight tiles";
+  EXPECT_EQ(chosen(shape(40, 10240, 8192)), swapped32 + "_streamk") << "160 tiles: a last wave of 28";
+  EXPECT_EQ(chosen(shape(40, 10240, 2048)), swapped32) << "160 tiles, K 2048";
+  EXPECT_EQ(chosen(shape(24, 5120, 8128)), swapped32) << "K under 8192";
+  // Beyond 64 tokens, or with a residual: swapped 128x64, stream-K when K >= 2N and the tiles fill
+  // at most half of the 132 SMs.
+  EXPECT_EQ(chosen(shape(65, 4096, 14336)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
   EXPECT_EQ(chosen(shape(129, 4096, 14336)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "96 tiles: 2 x 96 > 132";
   EXPECT_EQ(chosen(shape(192, 28672, 8192)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
   // 2 x 128x256 tiles <= 3 x 132: stream-K 128x128 (its narrowest tree without C); beyond, 128x256
@@ -116,11 +124,14 @@ TEST(GemmHeuristics, BiasActivationOverlapsItsEpilogueOnManyTiles) {
 }
 
 // Up to 16 tokens epifuse's own choice is a warp-mma kernel wherever its epilogue serves the call
-// (alpha, a column bias, an activation; D in the inputs' type). Up to 8 tokens one token tile,
-// with the most K-loop shares whose CTAs fit in a wave of the wide CTAs (2 per SM, 1.7 in clusters
-// of 4 or 8) with at least 32 steps each, or 2 where the singles' last wave is short; at 9-16
-// tokens two, on weights of up to 64 MiB whose blocks fit in 3 x 132 CTAs, with the most shares
-// that fit there with at least 16 steps each. (Calls cuBLASLt computes are delegated before dispatch: gemm_behavior_test.cpp.)
+// (alpha, a column bias, an activation; D in the inputs' type) and its blocks of 16 rows fit in a
+// wave: up to 8 tokens one token tile in 4 x 132 single CTAs, with the most K-loop shares whose
+// CTAs fit in a wave of the wide CTAs (2 per SM, 1.7 in clusters of 4 or 8) with at least 32 steps
+// each; at 9-16 tokens two, on weights of up to 64 MiB whose blocks fit in 2 x 132 wide CTAs, with
+// the most shares that fit in 3 x 132 with at least 16 steps each. Past those waves the swapped
+// 128x32 kernel; where a dtype lacks it (fp16), the warp-mma kernels as before it: two shares where
+// the singles' last wave is short, two token tiles up to 3 x 132 blocks. (Calls cuBLASLt computes
+// are delegated before dispatch: gemm_behavior_test.cpp.)
 TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
   const std::string decode = "sm90_gemm_bf16_bf16_swap_warpmma_16x8x64_c1x1_biasact_noc";
   const std::string decode16 = "sm90_gemm_bf16_bf16_swap_warpmma_16x16x64_c1x1_biasact_noc";
@@ -130,19 +141,23 @@ TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
     return choice.splits;
   };
   EXPECT_EQ(chosen(shape(1, 4096, 4096)), decode);
-  EXPECT_EQ(chosen(shape(3, 46272, 320)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "short rows past a wave";
+  const std::string swapped32 = "sm90_gemm_bf16_bf16_swap_coop_128x32x128_c1x1_biasact_noc";
+  EXPECT_EQ(chosen(shape(3, 46272, 320)), swapped32) << "2892 blocks: past a wave of singles";
   EXPECT_EQ(chosen(shape(3, 8192, 320)), decode) << "short rows in one wave";
   EXPECT_EQ(chosen(shape(8, 7680, 5120)), decode);
-  EXPECT_EQ(chosen(shape(8, 10240, 8192)), decode);
+  EXPECT_EQ(chosen(shape(8, 8448, 8192)), decode) << "528 blocks: one wave of singles";
+  EXPECT_EQ(chosen(shape(8, 10240, 8192)), swapped32) << "640 blocks";
   EXPECT_EQ(chosen(shape(9, 4096, 4096)), decode16);
   EXPECT_EQ(chosen(shape(16, 4096, 8192)), decode16) << "64 MiB of weight";
-  EXPECT_EQ(chosen(shape(16, 8192, 4160)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "past 64 MiB";
-  EXPECT_EQ(chosen(shape(16, 8192, 3584)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1") << "512 blocks: 2 waves";
-  EXPECT_EQ(chosen(shape(16, 6336, 2048)), decode16) << "396 blocks: one wave of three CTAs per SM";
+  EXPECT_EQ(chosen(shape(16, 4096, 8256)), swapped32 + "_streamk") << "past 64 MiB; 32 weight tiles, K >= 8192";
+  EXPECT_EQ(chosen(shape(16, 8192, 3584)), swapped32) << "512 blocks";
+  EXPECT_EQ(chosen(shape(16, 4224, 2048)), decode16) << "264 blocks: two wide CTAs per SM";
+  EXPECT_EQ(chosen(shape(16, 4240, 2048)), swapped32) << "265 blocks";
   struct Shares {
     std::int64_t M, N, K;
     int splits;
     const char* why;
+    DType dtype = DType::kBF16;  // fp16 has no swapped 128x32 kernel: the warp-mma kernels take its calls past their waves
   };
   const Shares shares[] = {
       {1, 4096, 4096, 1, "256 blocks"},
@@ -154,10 +169,10 @@ TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
       {2, 448, 35264, 8, "28 blocks: 224 CTAs"},
       {3, 704, 43712, 4, "44 blocks"},
       {1, 1024, 16384, 2, "64 blocks: 256 CTAs in clusters of 4 lost"},
-      {2, 9344, 37440, 2, "584 blocks: a second wave of singles 11 % full"},
-      {2, 11712, 8832, 1, "732 blocks: 39 % full"},
-      {2, 26816, 4160, 1, "1676 blocks: past two waves"},
-      {16, 6336, 2048, 1, "two token tiles: 396 blocks"},
+      {2, 9344, 37440, 2, "584 blocks: a second wave of singles 11 % full", DType::kFP16},
+      {2, 11712, 8832, 1, "732 blocks: 39 % full", DType::kFP16},
+      {2, 26816, 4160, 1, "1676 blocks: past two waves", DType::kFP16},
+      {16, 6336, 2048, 1, "two token tiles: 396 blocks", DType::kFP16},
       {9, 3072, 3072, 2, "192 blocks: two shares fill one wave"},
       {9, 3584, 4096, 1, "224 blocks"},
       {13, 256, 20032, 8, "16 blocks, 313 steps"},
@@ -165,9 +180,15 @@ TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
       {11, 1664, 512, 1, "8 steps"},
   };
   for (const Shares& c : shares) {
-    EXPECT_EQ(splits_of(shape(c.M, c.N, c.K)), c.splits) << c.M << "x" << c.N << "x" << c.K << ": " << c.why;
+    EXPECT_EQ(splits_of(shape(c.M, c.N, c.K, c.dtype, c.dtype)), c.splits)
+        << c.M << "x" << c.N << "x" << c.K << ": " << c.why;
   }
-  EXPECT_EQ(chosen(shape(17, 4096, 4096)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1");
+  EXPECT_EQ(chosen(shape(17, 4096, 4096)), swapped32);
+  EXPECT_EQ(chosen(shape(8, 10240, 8192, DType::kFP16, DType::kFP16)),
+            "sm90_gemm_fp16_fp16_swap_warpmma_16x8x64_c1x1_biasact_noc");
+  EXPECT_EQ(chosen(shape(16, 6336, 2048, DType::kFP16, DType::kFP16)),
+            "sm90_gemm_fp16_fp16_swap_warpmma_16x16x64_c1x1_biasact_noc");
+  EXPECT_EQ(chosen(shape(17, 4096, 4096, DType::kFP16, DType::kFP16)), "sm90_gemm_fp16_fp16_swap_coop_128x64x128_c1x1");
   EXPECT_EQ(chosen(shape(1, 4096, 4096, DType::kFP16, DType::kFP16)),
             "sm90_gemm_fp16_fp16_swap_warpmma_16x8x64_c1x1_biasact_noc");
   EXPECT_NE(chosen(shape(1, 4096, 4096, DType::kBF16, DType::kFP32)), decode) << "D in fp32";

@@ -45,6 +45,9 @@ constexpr Configuration kStreamK = {Schedule::kCooperative, {128, 128, 64}, {1, 
 constexpr Configuration kMidTokens = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
 constexpr Configuration kManyTokens = {Schedule::kCooperative, {128, 256, 64}, {2, 1}, false};
 constexpr Configuration kEpilogueOverlap = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
+constexpr Configuration kThirtyTwoTokens = {Schedule::kCooperative, {128, 32, 128}, {1, 1}, true};
+constexpr Configuration kThirtyTwoTokensStreamK = {Schedule::kCooperative, {128, 32, 128}, {1, 1}, true,
+                                                   Decomposition::kStreamK};
 constexpr Configuration kDecode = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
 constexpr Configuration kDecodeTwoTokenTiles = {Schedule::kWarpMma, {16, 16, 64}, {1, 1}, true};
 
@@ -180,6 +183,54 @@ std::optional<KernelChoice> two_token_tiles(const GemmArgs& args, const std::vec
   return choice;
 }
 
+// Up to 64 tokens, bias + activation at most (no residual: its rows have no C), the swapped
+// 128x32 kernel compiled with just that epilogue: no C staging, so more K stages in flight than the
+// swapped 128x64 kernel with the full tree that ran these calls before. H200, fp32 bias + GELU,
+// eight catalogue models at 9-64 tokens against cuBLASLt + the bias+GELU kernel in the same run
+// (bench/results/tuning/issue9/decode-gemm/thirty-two-token-tile/): 0.77-1.20x, geometric mean 0.97
+// at 17-32 tokens and 0.99 at 33-64, where the 128x64 kernel ran 0.65-1.01x (0.82, 0.85).
+// Stream-K (CUTLASS's heuristic mode) where K >= 8192 and the weight has at most a third as many
+// 128-row tiles as SMs (few, long K loops: 0.74-0.93x the whole tiles' time at 16-40 tiles; at 64
+// tiles 1.01-1.10x), and where the tiles pass a wave with K >= 4096 and leave a last wave under a
+// quarter full (10240x8192 at 33-64 tokens, 160 tiles: 0.80-0.84x; 53248x16384 at 1-16 tokens on an
+// H100, 416 tiles: 0.96-0.98x; 18432x1024, 144 tiles, K short: 1.00-1.03x).
+constexpr std::int64_t kThirtyTwoTokensMaxM = 64;
+constexpr std::int64_t kThirtyTwoTokensStreamKMinK = 8192;
+constexpr std::int64_t kThirtyTwoTokensTailStreamKMinK = 4096;
+
+bool thirty_two_tokens_share_k(const GemmArgs& args, std::int64_t sm_count) {
+  const std::int64_t weight_tiles = ceil_div(args.N, 128);
+  if (args.K >= kThirtyTwoTokensStreamKMinK && 3 * weight_tiles <= sm_count) return true;
+  const std::int64_t tiles = weight_tiles * ceil_div(args.M, 32);
+  if (tiles <= sm_count || args.K < kThirtyTwoTokensTailStreamKMinK) return false;
+  const std::int64_t last_wave = tiles - (ceil_div(tiles, sm_count) - 1) * sm_count;
+  return 4 * last_wave < sm_count;
+}
+
+std::optional<KernelKey> thirty_two_tokens_key(const GemmArgs& args, const std::vector<KernelKey>& candidates,
+                                                int sm_count) {
+  if (args.M > kThirtyTwoTokensMaxM || required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) {
+    return std::nullopt;
+  }
+  const Configuration c = thirty_two_tokens_share_k(args, sm_count) ? kThirtyTwoTokensStreamK : kThirtyTwoTokens;
+  if (std::optional<KernelKey> k = narrowest(args, candidates, c)) return k;
+  return narrowest(args, candidates, data_parallel_twin(c));
+}
+
+// Where the warp-mma kernels run ahead of that kernel (same runs; 129ebdc's rules where it is not
+// compiled): up to 8 tokens while all blocks of 16 rows fit in one wave of singles (beyond it the
+// 128x32 kernel took 0.82-0.88x their time on 10240x8192, and 0.83-0.95x the swapped 128x64
+// kernel's on short rows, K < 1536, on an H100; at 512 blocks the warp-mma kernel was 3-7 % faster
+// at 1-5 tokens and the 128x32 one 2-7 % at 8); at 9-16 tokens on weights of up to 64 MiB whose
+// blocks fit in two wide CTAs per SM (from 288 blocks or 117 MB the 128x32 kernel took 0.75-0.96x
+// the time of the kernel dispatched before, the 16-token one or the swapped 128x64; on 128-256
+// blocks the warp-mma kernel was 0-27 % faster).
+bool warp_mma_runs_first(const GemmArgs& args, int sm_count) {
+  const std::int64_t blocks = ceil_div(args.N, 16), sms = sm_count;
+  if (args.M <= 8) return blocks <= 4 * sms;
+  return args.M <= 16 && blocks <= 2 * sms && args.N * args.K <= kTwoTokenTilesMaxWeight;
+}
+
 }  // namespace
 
 // Decode GEMMs on narrow weights without a bias or residual run the warp-mma kernel: H200, plain
@@ -204,13 +255,20 @@ bool has_configuration(const KernelKey& key, const Configuration& c) {
 
 Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
-  if (std::optional<KernelKey> decode = decode_key(args, candidates, caps.sm_count)) {
-    *choice = {*decode};
-    choice->splits = decode_splits(args.N, args.K, caps.sm_count);
-    return Status::success();
+  const std::optional<KernelKey> thirty_two = thirty_two_tokens_key(args, candidates, caps.sm_count);
+  if (!thirty_two || warp_mma_runs_first(args, caps.sm_count)) {
+    if (std::optional<KernelKey> decode = decode_key(args, candidates, caps.sm_count)) {
+      *choice = {*decode};
+      choice->splits = decode_splits(args.N, args.K, caps.sm_count);
+      return Status::success();
+    }
+    if (std::optional<KernelChoice> decode = two_token_tiles(args, candidates, caps.sm_count)) {
+      *choice = *decode;
+      return Status::success();
+    }
   }
-  if (std::optional<KernelChoice> decode = two_token_tiles(args, candidates, caps.sm_count)) {
-    *choice = *decode;
+  if (thirty_two) {
+    *choice = {*thirty_two};
     return Status::success();
   }
   const Configuration preferred = configuration_for(args, caps.sm_count);
