@@ -3,12 +3,15 @@
 // projections, bench/results/grid/):
 //   col_sum / col_amax  -> cooperative 128x128 (a 128-column tile keeps the per-column partial
 //                          results in registers without spilling)
-//   M <= 8, bias + activation at most
+//   M <= 8, bias + activation at most, blocks of 16 rows in one wave of 4 CTAs per SM
 //                       -> the warp-mma kernel (mma.sync warps streaming the weight rows), with 1
-//                          or 2 K-loop shares (calls cuBLASLt computes never reach dispatch, but
+//                          to 8 K-loop shares (calls cuBLASLt computes never reach dispatch, but
 //                          for decode calls on narrow weights: delegates() below)
-//   M 9-16, bias + activation at most, weight <= 64 MiB in one wave of its CTAs
+//   M 9-16, bias + activation at most, weight <= 64 MiB in one wave of 2 wide CTAs per SM
 //                       -> the same kernel with two token tiles
+//   M <= 64, bias + activation at most (the rest of the classes above)
+//                       -> swapped 128x32 tile without C, or its stream-K twin on few long K loops
+//                          or a short last wave
 //   M <= 192            -> swapped 128x64 tile: the weight fills wgmma's 64-row side, the tokens
 //                          its N side; its stream-K twin (CUTLASS's heuristic decomposition) when
 //                          the K loop is deep (K >= 2N) and the tiles fill at most half the SMs.
@@ -185,13 +188,15 @@ std::optional<KernelChoice> two_token_tiles(const GemmArgs& args, const std::vec
 
 // Up to 64 tokens, bias + activation at most (no residual: its rows have no C), the swapped
 // 128x32 kernel compiled with just that epilogue: no C staging, so more K stages in flight than the
-// swapped 128x64 kernel with the full tree that ran these calls before. H200, fp32 bias + GELU,
-// eight catalogue models at 9-64 tokens against cuBLASLt + the bias+GELU kernel in the same run
-// (bench/results/tuning/issue9/decode-gemm/thirty-two-token-tile/): 0.77-1.20x, geometric mean 0.97
-// at 17-32 tokens and 0.99 at 33-64, where the 128x64 kernel ran 0.65-1.01x (0.82, 0.85).
+// swapped 128x64 kernel with the full tree that ran these calls before. Fp32 bias + GELU, eight
+// catalogue models, against cuBLASLt + the bias+GELU kernel in the same run
+// (bench/results/tuning/issue9/decode-gemm/thirty-two-token-tile/): on an H200 this rule over the
+// kernels forced 0.75-1.20x at 17-64 tokens (geometric mean 0.97 at 17-32, 0.98 at 33-64), where
+// the 128x64 kernel as dispatched ran 0.65-1.12x (0.82, 0.85); on an H100 as dispatched 0.79-1.11x
+// (0.99, 1.00).
 // Stream-K (CUTLASS's heuristic mode) where K >= 8192 and the weight has at most a third as many
-// 128-row tiles as SMs (few, long K loops: 0.74-0.93x the whole tiles' time at 16-40 tiles; at 64
-// tiles 1.01-1.10x), and where the tiles pass a wave with K >= 4096 and leave a last wave under a
+// 128-row tiles as SMs (few, long K loops: 0.74-0.94x the whole tiles' time at 16-40 tiles; at 64
+// tiles 1.01-1.11x), and where the tiles pass a wave with K >= 4096 and leave a last wave under a
 // quarter full (10240x8192 at 33-64 tokens, 160 tiles: 0.80-0.84x; 53248x16384 at 1-16 tokens on an
 // H100, 416 tiles: 0.96-0.98x; 18432x1024, 144 tiles, K short: 1.00-1.03x).
 constexpr std::int64_t kThirtyTwoTokensMaxM = 64;
