@@ -12,18 +12,13 @@ src/dispatch/sm90/gemm_heuristics.cpp picks for 132 SMs) elsewhere.
     tools/decode_bias_act_summary.py RESULTS.json[.xz] ... [--rule-over-sweep]
 """
 import argparse
-import json
-import lzma
-import math
 from collections import defaultdict
+
+from grid_summary import geomean, load
 
 SMS = 132
 CLASSES = ((1, 8), (9, 16), (17, 32), (33, 64))
-
-
-def load(path):
-    with (lzma.open if path.endswith(".xz") else open)(path, "rt") as f:
-        return json.load(f)
+COLUMNS = "points | min | geomean | max | < 1.0 | < 0.95"
 
 
 def ceil_div(a, b):
@@ -66,9 +61,8 @@ def points(rows):
 
 
 def summary(ratios):
-    g = math.exp(sum(map(math.log, ratios)) / len(ratios))
-    return (f"{len(ratios)} | {min(ratios):.3f} | {g:.3f} | {max(ratios):.3f} | {sum(x < 1 for x in ratios)} | "
-            f"{sum(x < 0.95 for x in ratios)}")
+    below = sum(x < 1 for x in ratios), sum(x < 0.95 for x in ratios)
+    return f"{len(ratios)} | {min(ratios):.3f} | {geomean(ratios):.3f} | {max(ratios):.3f} | {below[0]} | {below[1]}"
 
 
 def main():
@@ -89,16 +83,18 @@ def main():
             by_class[cls].append(p["baseline"] / p["epifuse"])
             by_kernel[(cls, p["kernel"])].append(p["baseline"] / p["epifuse"])
             if args.rule_over_sweep and "whole" in p:
-                t = p["epifuse"] if warp_mma_runs_first(M, N, K) else p[
-                    "streamk" if thirty_two_tokens_share_k(M, N, K) else "whole"]
+                if warp_mma_runs_first(M, N, K):
+                    t = p["epifuse"]
+                else:
+                    t = p["streamk" if thirty_two_tokens_share_k(M, N, K) else "whole"]
                 rule[cls].append(p["baseline"] / t)
-        print("| tokens | as | points | min | geomean | max | < 1.0 | < 0.95 |\n|---|---|---|---|---|---|---|---|")
+        print(f"| tokens | as | {COLUMNS} |\n|---|---|{'---|' * 6}")
         for cls in CLASSES:
             if by_class[cls]:
                 print(f"| {cls[0]}-{cls[1]} | dispatched in the run | {summary(by_class[cls])} |")
             if rule[cls]:
                 print(f"| {cls[0]}-{cls[1]} | 7964f1a's rule over the forced rows | {summary(rule[cls])} |")
-        print("\n| tokens | kernel | points | min | geomean | max | < 1.0 | < 0.95 |\n|---|---|---|---|---|---|---|---|")
+        print(f"\n| tokens | kernel | {COLUMNS} |\n|---|---|{'---|' * 6}")
         for (cls, kernel), ratios in sorted(by_kernel.items()):
             print(f"| {cls[0]}-{cls[1]} | {kernel} | {summary(ratios)} |")
         print()
