@@ -12,7 +12,8 @@ epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 2 1 E
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 2 1 EPILOGUE cast)
 # 64 < M <= 256: the cluster pair shares one A tile.
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2 HAS_C)
-# M <= 64: the weight on wgmma's 64-row side, the few tokens on its N side.
+# Up to 192 tokens: the weight on wgmma's 64-row side, the few tokens on its N side (the full tree
+# with C; calls of bias + activation at most up to 64 tokens take the 128x32 rows below).
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 64 128 SWAP_AB HAS_C)
 # Too few tiles to fill the GPU (narrow N at few or mid tokens): stream-K shares K loops over idle SMs.
 # The 128x128 one also without C and with the bias + activation tree (the calls without a residual:
@@ -107,8 +108,8 @@ epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 S
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)
 # The same warps for the GEMM at up to 8 tokens (alpha, column bias, activation), and at 9-16 in
-# two token tiles: dispatched for the calls cuBLASLt does not compute, in place of the swapped
-# 128x64 kernel (docs/heuristics.md).
+# two token tiles: dispatched for the calls cuBLASLt does not compute while their blocks of 16
+# weight rows fit in a wave; past it the swapped 128x32 rows (docs/heuristics.md).
 epifuse_kernel(OP gemm A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB EPILOGUE bias_activation)
 epifuse_kernel(OP gemm A fp16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB EPILOGUE bias_activation)
 epifuse_kernel(OP gemm A bf16 SCHEDULE warp_mma TILE 16 16 64 SWAP_AB EPILOGUE bias_activation)

@@ -32,7 +32,7 @@ def warp_mma_runs_first(M, N, K):
     return M <= 16 and blocks <= 2 * SMS and N * K <= 1 << 25
 
 
-def thirty_two_tokens_share_k(M, N, K):
+def swapped32_shares_k(M, N, K):
     weight_tiles = ceil_div(N, 128)
     if K >= 8192 and 3 * weight_tiles <= SMS:
         return True
@@ -55,7 +55,8 @@ def points(rows):
         elif r["impl"] == "epifuse":
             p["epifuse"] = r["median_us"]
             p["kernel"] = r["kernel"].split(" ")[0]
-        elif r["impl"] == "sweep" and "swap_coop_128x32x128" in r["kernel"] and r.get("splits", 1) == 1:
+        elif (r["impl"] == "sweep" and "swap_coop_128x32x128" in r["kernel"] and r.get("splits", 1) == 1 and
+              r.get("stream_k", "heuristic") == "heuristic"):
             p["streamk" if r["kernel"].endswith("_streamk") else "whole"] = r["median_us"]
     return out
 
@@ -82,12 +83,13 @@ def main():
                 continue
             by_class[cls].append(p["baseline"] / p["epifuse"])
             by_kernel[(cls, p["kernel"])].append(p["baseline"] / p["epifuse"])
-            if args.rule_over_sweep and "whole" in p:
+            if args.rule_over_sweep:
                 if warp_mma_runs_first(M, N, K):
                     t = p["epifuse"]
                 else:
-                    t = p["streamk" if thirty_two_tokens_share_k(M, N, K) else "whole"]
-                rule[cls].append(p["baseline"] / t)
+                    t = p.get("streamk" if swapped32_shares_k(M, N, K) else "whole")
+                if t is not None:
+                    rule[cls].append(p["baseline"] / t)
         print(f"| tokens | as | {COLUMNS} |\n|---|---|{'---|' * 6}")
         for cls in CLASSES:
             if by_class[cls]:

@@ -253,7 +253,7 @@ TEST_F(GemmBehavior, DecodeRunsItsKernelsAlsoInAGraph) {
       {{3, 1024, 4096, DType::kBF16, DType::kBF16, 0, 0, {}}, kDecodeKernel},  // plain, but a narrow weight: not delegated
       {{5, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, scaled_silu}, kDecodeKernel},
       {{8, 3072, 8192, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel},
-      {{13, 4096, 2048, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel16},
+      {{13, 3072, 2048, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel16},
       {{16, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, scaled_silu}, kDecodeKernel16},
       // Few blocks of long rows: 8 CTAs of a cluster share each block's K loop, with one and two
       // token tiles.

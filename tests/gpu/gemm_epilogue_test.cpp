@@ -1,5 +1,6 @@
 // Each epilogue feature alone, then combinations, on a ragged shape (M, N, K off every tile) and
-// on a small-M shape that takes the swapped kernels. Every feature also runs with fp32 output:
+// on small-M shapes that take the swapped kernels (37 tokens: the 128x32 one for bias + activation
+// at most). Every feature also runs with fp32 output:
 // there the one-rounding rule's allowance is a few fp32 ulps, so a wrong activation variant or
 // an early rounding shows (testing/tolerances.hpp). ±inf and NaN go through bias and residual.
 #include <vector>
@@ -62,7 +63,10 @@ std::vector<EpilogueSpec> combinations() {
 
 std::vector<GemmCase> cases() {
   std::vector<GemmCase> out;
-  for (const EpilogueSpec& e : single_features()) out.push_back(ragged(e));
+  for (const EpilogueSpec& e : single_features()) {
+    out.push_back(ragged(e));
+    out.push_back(ragged(e, 37));
+  }
   for (const EpilogueSpec& e : combinations()) {
     out.push_back(ragged(e));
     out.push_back(ragged(e, 7));  // small M: swapped kernels (or the reducing kernel)
@@ -83,7 +87,7 @@ std::vector<GemmCase> fp32_twins() {
 INSTANTIATE_TEST_SUITE_P(Fp32Output, EpilogueTest, ::testing::ValuesIn(fp32_twins()), param_name<GemmCase>);
 
 // ±inf and NaN in the bias (columns 0-2) and the residual, through every activation, on the
-// narrow bias + activation kernel (no residual) and the full one: outputs match the reference's
+// narrow bias + activation kernels (no residual; 333 and 37 tokens) and the full one: outputs match the reference's
 // NaN and infinities exactly (relu(−inf) = 0, never 0·inf).
 std::vector<GemmCase> special_values() {
   std::vector<GemmCase> out;
@@ -91,7 +95,7 @@ std::vector<GemmCase> special_values() {
     const auto act = static_cast<Activation>(k);
     const std::pair<Residual, std::int64_t> variants[] = {
         {Residual::kNone, 333}, {Residual::kAfterActivation, 333}, {Residual::kBeforeActivation, 333},
-        {Residual::kAfterActivation, 7}};
+        {Residual::kAfterActivation, 7}, {Residual::kNone, 37}};
     for (auto [r, M] : variants) {
       GemmCase c = ragged({.col_bias = true, .activation = act, .residual = r}, M);
       c.special_values = true;

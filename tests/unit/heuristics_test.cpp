@@ -43,6 +43,14 @@ Status selecting(const Args& a) {
   return select(a, hopper(), kernel_table(), &choice);
 }
 
+std::vector<KernelKey> without_warp_mma() {
+  std::vector<KernelKey> out;
+  for (const KernelKey& k : kernel_table()) {
+    if (k.schedule != Schedule::kWarpMma) out.push_back(k);
+  }
+  return out;
+}
+
 KernelKey key_named(const std::string& n) {
   for (const KernelKey& k : kernel_table()) {
     if (name(k) == n) return k;
@@ -132,7 +140,7 @@ TEST(GemmHeuristics, BiasActivationOverlapsItsEpilogueOnManyTiles) {
 // 128x32 kernel; where a dtype lacks it (fp16), the warp-mma kernels as before it: two shares where
 // the singles' last wave is short, two token tiles up to 3 x 132 blocks. (Calls cuBLASLt computes
 // are delegated before dispatch: gemm_behavior_test.cpp.)
-TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
+TEST(GemmHeuristics, DecodeKernelsByWaves) {
   const std::string decode = "sm90_gemm_bf16_bf16_swap_warpmma_16x8x64_c1x1_biasact_noc";
   const std::string decode16 = "sm90_gemm_bf16_bf16_swap_warpmma_16x16x64_c1x1_biasact_noc";
   auto splits_of = [](const GemmArgs& a) {
@@ -157,7 +165,7 @@ TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
     std::int64_t M, N, K;
     int splits;
     const char* why;
-    DType dtype = DType::kBF16;  // fp16 has no swapped 128x32 kernel: the warp-mma kernels take its calls past their waves
+    DType dtype = DType::kBF16;  // fp16: no swapped 128x32 kernel, the warp-mma kernels past their waves
   };
   const Shares shares[] = {
       {1, 4096, 4096, 1, "256 blocks"},
@@ -200,12 +208,20 @@ TEST(GemmHeuristics, DecodeRunsTheWarpMmaKernel) {
   EXPECT_EQ(chosen(a), decode);
   a.epilogue.col_bias_dtype = DType::kBF16;
   EXPECT_EQ(chosen(a), decode) << "a 16-bit bias, widened first";
+  a.M = 37;
+  EXPECT_EQ(chosen(a), swapped32) << "a 16-bit bias at 37 tokens";
+  a.M = 1;
+  const std::string full_tree_with_c = "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1";
   a.epilogue.row_scale = reinterpret_cast<const float*>(0x2000);
-  EXPECT_NE(chosen(a), decode) << "the full tree";
+  EXPECT_EQ(chosen(a), full_tree_with_c) << "the full tree";
+  a.M = 37;
+  EXPECT_EQ(chosen(a), full_tree_with_c) << "the full tree at 37 tokens";
+  a.M = 1;
   a.epilogue.row_scale = nullptr;
   a.epilogue.residual = reinterpret_cast<void*>(0x3000);
   a.epilogue.ldc = 4096;
-  EXPECT_NE(chosen(a), decode) << "a residual";
+  EXPECT_EQ(chosen(a), full_tree_with_c) << "a residual";
+  EXPECT_EQ(chosen(shape(13, 4096, 4096), without_warp_mma()), swapped32) << "a build without the warp-mma kernels";
 
   GemmArgs forced = shape(9, 4096, 4096);
   forced.kernel = KernelChoice{key_named(decode)};
@@ -238,6 +254,13 @@ TEST(GemmHeuristics, NarrowDecodeCallsRunTheirOwnKernel) {
   EXPECT_TRUE(pays(shape(1, 1024, 1024))) << "K 1024";
   EXPECT_TRUE(pays(shape(2, 2048, 2240))) << "128 blocks, K under 4096: one K-loop share";
   EXPECT_TRUE(pays(shape(1, 1024, 4096, DType::kBF16, DType::kFP32))) << "D in fp32: no warp-mma kernel";
+  DeviceCaps few_sms = hopper();
+  few_sms.sm_count = 16;
+  EXPECT_TRUE(gemm_delegation_pays(shape(1, 2048, 8192), few_sms, kernel_table()))
+      << "128 blocks past one wave of 4 x 16 singles: the swapped 128x32 kernel would run";
+  EXPECT_FALSE(gemm_delegation_pays(shape(1, 1024, 4096), few_sms, kernel_table())) << "64 blocks: one wave";
+  EXPECT_FALSE(gemm_delegation_pays(shape(1, 2048, 8192, DType::kFP16, DType::kFP16), few_sms, kernel_table()))
+      << "fp16: the warp-mma kernel runs past its wave";
   GemmArgs a = shape(1, 1024, 4096);
   a.epilogue.activation = Activation::kGeluTanh;
   EXPECT_FALSE(pays(a));
@@ -247,11 +270,7 @@ TEST(GemmHeuristics, NarrowDecodeCallsRunTheirOwnKernel) {
   a.epilogue.residual = reinterpret_cast<void*>(0x3000);
   a.epilogue.ldc = 1024;
   EXPECT_TRUE(pays(a)) << "a residual";
-  std::vector<KernelKey> without;
-  for (const KernelKey& k : kernel_table()) {
-    if (k.schedule != Schedule::kWarpMma) without.push_back(k);
-  }
-  EXPECT_TRUE(pays(shape(1, 1024, 4096), without)) << "a build without the warp-mma kernel";
+  EXPECT_TRUE(pays(shape(1, 1024, 4096), without_warp_mma())) << "a build without the warp-mma kernel";
 }
 
 TEST(GemmHeuristics, ResidualNeedsAKernelWithC) {

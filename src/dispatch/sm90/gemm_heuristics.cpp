@@ -3,15 +3,18 @@
 // projections, bench/results/grid/):
 //   col_sum / col_amax  -> cooperative 128x128 (a 128-column tile keeps the per-column partial
 //                          results in registers without spilling)
-//   M <= 8, bias + activation at most, blocks of 16 rows in one wave of 4 CTAs per SM
+//   M <= 8, bias + activation at most, at most 4 x SMs blocks of 16 rows (one wave of the
+//   kernel's single CTAs)
 //                       -> the warp-mma kernel (mma.sync warps streaming the weight rows), with 1
 //                          to 8 K-loop shares (calls cuBLASLt computes never reach dispatch, but
 //                          for decode calls on narrow weights: delegates() below)
-//   M 9-16, bias + activation at most, weight <= 64 MiB in one wave of 2 wide CTAs per SM
+//   M 9-16, bias + activation at most, weight <= 64 MiB, at most 2 x SMs blocks
 //                       -> the same kernel with two token tiles
-//   M <= 64, bias + activation at most (the rest of the classes above)
-//                       -> swapped 128x32 tile without C, or its stream-K twin on few long K loops
-//                          or a short last wave
+//   M <= 64, bias + activation at most, otherwise
+//                       -> swapped 128x32 tile compiled without C, or its stream-K twin on few
+//                          long K loops or a short last wave (bf16; fp16 has no such row and
+//                          keeps the warp-mma kernels past those block counts: see decode_splits,
+//                          decode_key and two_token_tiles)
 //   M <= 192            -> swapped 128x64 tile: the weight fills wgmma's 64-row side, the tokens
 //                          its N side; its stream-K twin (CUTLASS's heuristic decomposition) when
 //                          the K loop is deep (K >= 2N) and the tiles fill at most half the SMs.
@@ -27,10 +30,11 @@
 //                          group's bias+GELU runs under the other's K loop
 //                          (bench/results/tuning/issue9/pingpong-bias-act/)
 // A dtype combination compiled with fewer kernels runs the data-parallel twin of the choice, or its
-// cooperative 128x256 1x2 kernel. Within a configuration the narrowest compiled epilogue that
-// covers the call runs (cast only, then bias + activation, then the full tree: fewer nodes, less
-// time per tile), and without a residual a kernel compiled without C: no C staging in shared
-// memory, and TMA stores overlap the next subtile's work.
+// cooperative 128x256 1x2 kernel (fp16 at few tokens: the warp-mma rules as above). Within a
+// configuration the narrowest compiled epilogue that covers the call runs (cast only, then bias +
+// activation, then the full tree: fewer nodes, less time per tile), and without a residual a
+// kernel compiled without C: no C staging in shared memory, and TMA stores overlap the next
+// subtile's work.
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -48,9 +52,9 @@ constexpr Configuration kStreamK = {Schedule::kCooperative, {128, 128, 64}, {1, 
 constexpr Configuration kMidTokens = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
 constexpr Configuration kManyTokens = {Schedule::kCooperative, {128, 256, 64}, {2, 1}, false};
 constexpr Configuration kEpilogueOverlap = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
-constexpr Configuration kThirtyTwoTokens = {Schedule::kCooperative, {128, 32, 128}, {1, 1}, true};
-constexpr Configuration kThirtyTwoTokensStreamK = {Schedule::kCooperative, {128, 32, 128}, {1, 1}, true,
-                                                   Decomposition::kStreamK};
+constexpr Configuration kSwapped32 = {Schedule::kCooperative, {128, 32, 128}, {1, 1}, true};
+constexpr Configuration kSwapped32StreamK = {Schedule::kCooperative, {128, 32, 128}, {1, 1}, true,
+                                             Decomposition::kStreamK};
 constexpr Configuration kDecode = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
 constexpr Configuration kDecodeTwoTokenTiles = {Schedule::kWarpMma, {16, 16, 64}, {1, 1}, true};
 
@@ -60,7 +64,8 @@ constexpr Configuration kDecodeTwoTokenTiles = {Schedule::kWarpMma, {16, 16, 64}
 // - the most shares whose CTAs fit in one wave of wide CTAs: 2 up to 2 per SM, 4 or 8 up to 1.7
 //   per SM (256 CTAs in clusters of 4 lost to 128 in clusters of 2), each share at least one round
 //   of the wide CTA's 8 warps x 4 steps of 64 elements, two shares under 128 blocks half a round;
-// - just past one wave of singles, 2 shares where the second wave would be at most a quarter full.
+// - just past one wave of singles, 2 shares where the second wave would be at most a quarter full
+//   (calls dispatch sends there only where no swapped 128x32 kernel is compiled: fp16).
 // H200, the bench's sweep of 1, 2, 4 and 8 shares (b8779ad, bench/results/tuning/issue9/
 // decode-gemm/two-token-tiles/: 22 distinct catalogue weights at 1, 5 and 8 tokens, 32 focused
 // shapes at 1-8 tokens): this count was the fastest at 95 of 98 points and within 1.023x of it at
@@ -144,7 +149,8 @@ std::optional<KernelKey> narrowest(const GemmArgs& args, const std::vector<Kerne
 // bench/results/moe/decode-warp-mma/l2-policy/).
 // Past one wave of singles on rows under 1536 elements (a few K steps per warp) the swapped
 // kernel took 0.78-0.98x its time at 6 of 7 focused shapes (3x46272x320: 18.0 against 23.0 µs;
-// 1.03x at 5x11776x832), so those calls keep it.
+// 1.03x at 5x11776x832), so those calls keep it. (bf16 calls past that wave take the swapped
+// 128x32 kernel before this rule: warp_mma_runs_first.)
 constexpr std::int64_t kDecodeShortRowsK = 1536;
 
 std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<KernelKey>& candidates, int sm_count) {
@@ -160,7 +166,8 @@ std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<Kern
 // weights (36 grid points). With one share at b8779ad it took 1.21-1.33x that time on a weight of
 // 512 blocks (Gemma-2 9B's qkv), and on larger weights it lost too (exp13 and exp14 in the folder
 // above). The share count picked the fastest of 1, 2, 4 and 8 at all 43 such points of the sweep
-// (16-384 blocks).
+// (16-384 blocks). bf16 calls past 2 x SMs blocks take the swapped 128x32 kernel before this rule
+// (warp_mma_runs_first); the 3 x SMs wave bounds fp16's.
 constexpr std::int64_t kTwoTokenTilesMaxWeight = std::int64_t{1} << 25;  // elements: 64 MiB in 16 bits
 constexpr std::int64_t kTwoTokenTilesCtasPerSm = 3;
 constexpr std::int64_t kTwoTokenTilesStepsPerRound = 16;
@@ -186,50 +193,51 @@ std::optional<KernelChoice> two_token_tiles(const GemmArgs& args, const std::vec
   return choice;
 }
 
-// Up to 64 tokens, bias + activation at most (no residual: its rows have no C), the swapped
-// 128x32 kernel compiled with just that epilogue: no C staging, so more K stages in flight than the
-// swapped 128x64 kernel with the full tree that ran these calls before. Fp32 bias + GELU, eight
-// catalogue models, against cuBLASLt + the bias+GELU kernel in the same run
-// (bench/results/tuning/issue9/decode-gemm/thirty-two-token-tile/): on an H200 this rule over the
-// kernels forced 0.75-1.20x at 17-64 tokens (geometric mean 0.97 at 17-32, 0.98 at 33-64), where
-// the 128x64 kernel as dispatched ran 0.65-1.12x (0.82, 0.85); on an H100 as dispatched 0.79-1.11x
-// (0.99, 1.00).
+// Up to 64 tokens, bias + activation at most, the swapped 128x32 kernel compiled with just that
+// epilogue and without C (so a residual call never takes it): without C staging it keeps more K
+// stages in flight than the swapped 128x64 kernel with the full tree, which ran these calls
+// before. Fp32 bias + GELU, eight catalogue models, against cuBLASLt + the bias+GELU kernel in the
+// same run (bench/results/tuning/issue9/decode-gemm/thirty-two-token-tile/): on an H200 this rule
+// over the kernels forced 0.75-1.20x at 17-64 tokens (geometric mean 0.97 at 17-32, 0.98 at
+// 33-64), where the 128x64 kernel as dispatched ran 0.65-1.12x (0.82, 0.85); on an H100 as
+// dispatched 0.79-1.11x (0.99, 1.00).
 // Stream-K (CUTLASS's heuristic mode) where K >= 8192 and the weight has at most a third as many
-// 128-row tiles as SMs (few, long K loops: 0.74-0.94x the whole tiles' time at 16-40 tiles; at 64
-// tiles 1.01-1.11x), and where the tiles pass a wave with K >= 4096 and leave a last wave under a
-// quarter full (10240x8192 at 33-64 tokens, 160 tiles: 0.80-0.84x; 53248x16384 at 1-16 tokens on an
-// H100, 416 tiles: 0.96-0.98x; 18432x1024, 144 tiles, K short: 1.00-1.03x).
-constexpr std::int64_t kThirtyTwoTokensMaxM = 64;
-constexpr std::int64_t kThirtyTwoTokensStreamKMinK = 8192;
-constexpr std::int64_t kThirtyTwoTokensTailStreamKMinK = 4096;
+// 128-row tiles as SMs: at 9-32 tokens on 16-40 weight tiles (few, long K loops) it took
+// 0.74-0.94x the whole tiles' time, on 64 tiles 1.01-1.11x. At 33-64 tokens it lost on 40 tiles
+// (Phi-3 medium's down projection, 80 tiles in all: 1.02-1.23x), which the rule still sends to it.
+// Also where the tiles pass a wave with K >= 4096 and leave a last wave under a quarter full
+// (10240x8192 at 33-64 tokens, 160 tiles: 0.80-0.84x; 53248x16384 at 1-16 tokens on an H100, 416
+// tiles: 0.96-0.98x; 18432x1024, 144 tiles, K short: 1.00-1.03x).
+constexpr std::int64_t kSwapped32MaxTokens = 64;
+constexpr std::int64_t kSwapped32StreamKMinK = 8192;
+constexpr std::int64_t kSwapped32TailStreamKMinK = 4096;
 
-bool thirty_two_tokens_share_k(const GemmArgs& args, std::int64_t sm_count) {
-  const std::int64_t weight_tiles = ceil_div(args.N, 128);
-  if (args.K >= kThirtyTwoTokensStreamKMinK && 3 * weight_tiles <= sm_count) return true;
+bool swapped32_shares_k(const GemmArgs& args, int sm_count) {
+  const std::int64_t weight_tiles = ceil_div(args.N, 128), sms = sm_count;
+  if (args.K >= kSwapped32StreamKMinK && 3 * weight_tiles <= sms) return true;
   const std::int64_t tiles = weight_tiles * ceil_div(args.M, 32);
-  if (tiles <= sm_count || args.K < kThirtyTwoTokensTailStreamKMinK) return false;
-  const std::int64_t last_wave = tiles - (ceil_div(tiles, sm_count) - 1) * sm_count;
-  return 4 * last_wave < sm_count;
+  if (tiles <= sms || args.K < kSwapped32TailStreamKMinK) return false;
+  const std::int64_t last_wave = tiles - (ceil_div(tiles, sms) - 1) * sms;
+  return 4 * last_wave < sms;
 }
 
-std::optional<KernelKey> thirty_two_tokens_key(const GemmArgs& args, const std::vector<KernelKey>& candidates,
-                                                int sm_count) {
-  if (args.M > kThirtyTwoTokensMaxM || required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) {
+std::optional<KernelKey> swapped32_key(const GemmArgs& args, const std::vector<KernelKey>& candidates, int sm_count) {
+  if (args.M > kSwapped32MaxTokens || required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) {
     return std::nullopt;
   }
-  const Configuration c = thirty_two_tokens_share_k(args, sm_count) ? kThirtyTwoTokensStreamK : kThirtyTwoTokens;
+  const Configuration c = swapped32_shares_k(args, sm_count) ? kSwapped32StreamK : kSwapped32;
   if (std::optional<KernelKey> k = narrowest(args, candidates, c)) return k;
   return narrowest(args, candidates, data_parallel_twin(c));
 }
 
-// Where the warp-mma kernels run ahead of that kernel (same runs; 129ebdc's rules where it is not
-// compiled): up to 8 tokens while all blocks of 16 rows fit in one wave of singles (beyond it the
-// 128x32 kernel took 0.82-0.88x their time on 10240x8192, and 0.83-0.95x the swapped 128x64
-// kernel's on short rows, K < 1536, on an H100; at 512 blocks the warp-mma kernel was 3-7 % faster
-// at 1-5 tokens and the 128x32 one 2-7 % at 8); at 9-16 tokens on weights of up to 64 MiB whose
-// blocks fit in two wide CTAs per SM (from 288 blocks or 117 MB the 128x32 kernel took 0.75-0.96x
-// the time of the kernel dispatched before, the 16-token one or the swapped 128x64; on 128-256
-// blocks the warp-mma kernel was 0-27 % faster).
+// Where the warp-mma kernels run ahead of the swapped 128x32 kernel (H200 unless said):
+// - up to 8 tokens while all blocks of 16 rows fit in one wave of singles. Beyond it the 128x32
+//   kernel took 0.82-0.89x the warp-mma kernel's time on 10240x8192, and on an H100 0.83-0.95x the
+//   swapped 128x64 kernel's on rows under 1536 elements. At 512 blocks the warp-mma kernel was
+//   3-7 % faster at 1-5 tokens and the 128x32 one 2-7 % at 8.
+// - at 9-16 tokens on weights of up to 64 MiB of at most 2 x SMs blocks. On 128-256 blocks the
+//   warp-mma kernel was 0-27 % faster; from 288 blocks or 103 MB the 128x32 kernel took 0.72-0.96x
+//   the time of the kernel dispatched before (the 16-token kernel or the swapped 128x64).
 bool warp_mma_runs_first(const GemmArgs& args, int sm_count) {
   const std::int64_t blocks = ceil_div(args.N, 16), sms = sm_count;
   if (args.M <= 8) return blocks <= 4 * sms;
@@ -249,7 +257,10 @@ bool delegates(const GemmArgs& args, int sm_count, const std::vector<KernelKey>&
   const bool narrow_decode = args.M <= 8 && args.N >= 1024 && args.N <= 2048 && args.K >= 2048 && args.K <= 8192 &&
                              (args.N <= 2032 || args.K >= 4096);
   if (!narrow_decode || e.col_bias != nullptr || e.residual != nullptr) return true;
-  return !decode_key(args, candidates, sm_count).has_value();
+  if (!decode_key(args, candidates, sm_count)) return true;
+  // Kept only where choose() runs the warp-mma kernel: on a device of under 32 SMs these blocks
+  // pass its wave, and the swapped 128x32 kernel was not measured against cuBLASLt on such calls.
+  return !warp_mma_runs_first(args, sm_count) && swapped32_key(args, candidates, sm_count).has_value();
 }
 
 bool has_configuration(const KernelKey& key, const Configuration& c) {
@@ -260,8 +271,8 @@ bool has_configuration(const KernelKey& key, const Configuration& c) {
 
 Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
-  const std::optional<KernelKey> thirty_two = thirty_two_tokens_key(args, candidates, caps.sm_count);
-  if (!thirty_two || warp_mma_runs_first(args, caps.sm_count)) {
+  const std::optional<KernelKey> swapped32 = swapped32_key(args, candidates, caps.sm_count);
+  if (!swapped32 || warp_mma_runs_first(args, caps.sm_count)) {
     if (std::optional<KernelKey> decode = decode_key(args, candidates, caps.sm_count)) {
       *choice = {*decode};
       choice->splits = decode_splits(args.N, args.K, caps.sm_count);
@@ -272,8 +283,8 @@ Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
       return Status::success();
     }
   }
-  if (thirty_two) {
-    *choice = {*thirty_two};
+  if (swapped32) {
+    *choice = {*swapped32};
     return Status::success();
   }
   const Configuration preferred = configuration_for(args, caps.sm_count);
