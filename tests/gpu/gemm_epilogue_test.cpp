@@ -1,8 +1,8 @@
 // Each epilogue feature alone, then combinations, on a ragged shape (M, N, K off every tile) and
 // on small-M shapes that take the swapped kernels (37 tokens: the 128x32 one for bias + activation
-// at most). Every feature also runs with fp32 output:
-// there the one-rounding rule's allowance is a few fp32 ulps, so a wrong activation variant or
-// an early rounding shows (testing/tolerances.hpp). ±inf and NaN go through bias and residual.
+// at most). Every feature also runs with fp32 output: there the one-rounding rule's allowance is
+// a few fp32 ulps, so a wrong activation variant or an early rounding shows
+// (testing/tolerances.hpp). ±inf and NaN go through bias and residual.
 #include <vector>
 
 #include "tests/gpu/gpu_test.hpp"
@@ -87,8 +87,8 @@ std::vector<GemmCase> fp32_twins() {
 INSTANTIATE_TEST_SUITE_P(Fp32Output, EpilogueTest, ::testing::ValuesIn(fp32_twins()), param_name<GemmCase>);
 
 // ±inf and NaN in the bias (columns 0-2) and the residual, through every activation, on the
-// narrow bias + activation kernels (no residual; 333 and 37 tokens) and the full one: outputs match the reference's
-// NaN and infinities exactly (relu(−inf) = 0, never 0·inf).
+// narrow bias + activation kernels (no residual; 333 and 37 tokens) and the full one: outputs
+// match the reference's NaN and infinities exactly (relu(−inf) = 0, never 0·inf).
 std::vector<GemmCase> special_values() {
   std::vector<GemmCase> out;
   for (int k = 0; k < kActivationCount; ++k) {
