@@ -212,7 +212,7 @@ class GatedShapeRun {
                            {RasterOrder::kHeuristic, 8, "auto"}};
     for (const KernelKey& k : compiled_kernels(Op::kGatedMlp)) {
       if (k.a != DType::kBF16 || k.grouping != Grouping::kNone) continue;
-      if (k.schedule == Schedule::kWarpMma && set(0).args.M > k.tile.n) continue;  // its token limit
+      if (set(0).args.M > max_tokens(k)) continue;
       if (!swept(options_, name(k))) continue;
       for (const Knobs& knob : knobs) {
         if ((k.swap_ab || !options_.sweep_knobs) && knob.swizzle != 1) continue;

@@ -377,19 +377,25 @@ class ShapeRun {
           k.grouping != Grouping::kNone || !swept(options_, name(k))) {
         continue;
       }
-      if (k.schedule == Schedule::kWarpMma && shape_.M > k.tile.n) continue;  // its token limit
+      if (shape_.M > max_tokens(k)) continue;
       for (std::size_t e = 0; e < sweep_epilogues_.size(); ++e) {
         const Epilogue& epilogue = operand_sets_[e]->args(0).epilogue;
         if (required_coverage(epilogue) <= k.epilogue && (k.has_c || !epilogue.residual)) add({k}, e, "auto");
       }
-      // Split-K shares of the swapped stream-K kernel (decode), plain epilogue.
-      if (k.decomposition == Decomposition::kStreamK && k.swap_ab && shape_.M <= 64) {
-        for (int splits : {2, 4, 8}) add({k, RasterOrder::kHeuristic, 1, splits}, 0, "auto");
+      // The knobs below run on the last timed epilogue the kernel serves (bias_gelu where timed).
+      std::size_t last = 0;
+      for (std::size_t e = 0; e < sweep_epilogues_.size(); ++e) {
+        const Epilogue& epilogue = operand_sets_[e]->args(0).epilogue;
+        if (required_coverage(epilogue) <= k.epilogue && (k.has_c || !epilogue.residual)) last = e;
       }
-      if (k.decomposition == Decomposition::kStreamK) add({k, RasterOrder::kHeuristic, 1, 1, StreamKMode::kShareTail}, 0, "auto");
-      // The warp-mma kernel's cluster shares of the K loop (decode), plain epilogue.
+      // Split-K shares of the swapped stream-K kernel (decode).
+      if (k.decomposition == Decomposition::kStreamK && k.swap_ab && shape_.M <= 64) {
+        for (int splits : {2, 4, 8}) add({k, RasterOrder::kHeuristic, 1, splits}, last, "auto");
+      }
+      if (k.decomposition == Decomposition::kStreamK) add({k, RasterOrder::kHeuristic, 1, 1, StreamKMode::kShareTail}, last, "auto");
+      // The warp-mma kernel's cluster shares of the K loop (decode).
       if (k.schedule == Schedule::kWarpMma) {
-        for (int splits : {2, 4, 8}) add({k, RasterOrder::kHeuristic, 1, splits}, 0, "auto");
+        for (int splits : {2, 4, 8}) add({k, RasterOrder::kHeuristic, 1, splits}, last, "auto");
       }
       if (!options_.sweep_knobs) continue;
       for (const auto& [raster, raster_name] : rasters) {

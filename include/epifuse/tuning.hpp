@@ -3,6 +3,7 @@
 // a KernelChoice whose key is one of compiled_kernels(op).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,12 @@ std::vector<KernelKey> compiled_kernels(Op op);
 
 // The compiled kernel whose name(key) is `kernel_name`, if any.
 std::optional<KernelKey> find_kernel(std::string_view kernel_name);
+
+// The most tokens (M) of a call forced to run kernel `key`: a warp-mma kernel's tile N (8, or 16
+// in two token tiles), except the GEMM's 16-token kernel: up to 64, in rows of 16 along its
+// grid's y, each row reading the weight again (the rows after the first mostly from L2). Any
+// other kernel: no limit (INT64_MAX).
+std::int64_t max_tokens(const KernelKey& key);
 
 // What gemm(args, stream) / gated_mlp(args, stream) would run: validates args and reads the
 // stream's device the same way, launches nothing. `choice` is left empty when the call would

@@ -1,5 +1,9 @@
-// name(KernelKey): the only place a kernel's name is made.
+// name(KernelKey): the only place a kernel's name is made; a forced kernel's token limit.
 #include "epifuse/kernel_key.hpp"
+
+#include <limits>
+
+#include "epifuse/tuning.hpp"
 
 namespace epifuse {
 namespace {
@@ -66,6 +70,11 @@ std::string name(const KernelKey& k) {
     case Decomposition::kStreamK: s += "_streamk"; break;
   }
   return s;
+}
+
+std::int64_t max_tokens(const KernelKey& key) {
+  if (key.schedule != Schedule::kWarpMma) return std::numeric_limits<std::int64_t>::max();
+  return key.op == Op::kGemm && key.tile.n == 16 ? 64 : key.tile.n;
 }
 
 std::string to_string(const KernelChoice& choice) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "dispatch/sm90/heuristics.hpp"
+#include "epifuse/tuning.hpp"
 
 namespace epifuse::detail {
 namespace {
@@ -90,9 +91,9 @@ Status select(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
       return Status::invalid_argument(named + "serves " + to_string(k.epilogue) + " epilogues; this one needs " +
                                       to_string(required_coverage(args.epilogue)));
     }
-    if (k.schedule == Schedule::kWarpMma && args.M > k.tile.n) {
-      return Status::invalid_argument(named + "serves at most " + std::to_string(k.tile.n) + " tokens, the call has " +
-                                      std::to_string(args.M));
+    if (args.M > max_tokens(k)) {
+      return Status::invalid_argument(named + "serves at most " + std::to_string(max_tokens(k)) +
+                                      " tokens, the call has " + std::to_string(args.M));
     }
     *choice = *forced;
     return Status::success();
@@ -117,9 +118,9 @@ Status select(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
       return Status::invalid_argument("gated_mlp: forced kernel '" + name(k) + "' computes " + types(k.a, k.b, k.d) +
                                       ", the call " + types(args.x_dtype, args.w.dtype, args.out_dtype));
     }
-    if (k.schedule == Schedule::kWarpMma && args.M > k.tile.n) {
+    if (args.M > max_tokens(k)) {
       return Status::invalid_argument("gated_mlp: forced kernel '" + name(k) + "' serves at most " +
-                                      std::to_string(k.tile.n) + " tokens, the call has " + std::to_string(args.M));
+                                      std::to_string(max_tokens(k)) + " tokens, the call has " + std::to_string(args.M));
     }
     *choice = *forced;
     return Status::success();

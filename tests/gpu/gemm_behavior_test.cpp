@@ -233,7 +233,8 @@ TEST_F(GemmBehavior, IndexesPastTwoToThe31Elements) {
 
 // Up to 64 tokens, an epilogue cuBLASLt does not compute runs epifuse's decode kernels
 // (gemm_heuristics.cpp): the warp-mma kernels while their blocks fit in a wave (two token tiles past
-// 8 tokens), else the swapped 128x32 kernel (stream-K on few long K loops). Also inside a CUDA
+// 8 tokens, rows of 16 tokens on narrow weights past 16), else the swapped 128x32 kernel (split-K
+// shares of few long K loops). Also inside a CUDA
 // graph, replayed on new inputs, as does a plain call on a narrow weight; a plain call on a wider
 // one stays with cuBLASLt.
 TEST_F(GemmBehavior, DecodeRunsItsKernelsAlsoInAGraph) {
@@ -259,11 +260,17 @@ TEST_F(GemmBehavior, DecodeRunsItsKernelsAlsoInAGraph) {
       // token tiles.
       {{2, 448, 35264, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel},
       {{13, 256, 20032, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel16},
-      // Past the warp-mma kernels' waves (532 blocks at 7 tokens, 384 at 13), and 17-64 tokens.
+      // 17-64 tokens on narrow weights: rows of 16 tokens (the last one of 1 token; 4 shares).
+      {{33, 488, 1032, DType::kBF16, DType::kBF16, 0, 0, scaled_silu}, kDecodeKernel16},
+      {{25, 256, 8192, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel16},
+      // Past the warp-mma kernels' waves (532 blocks at 7 tokens, 384 at 13), and 17-64 tokens
+      // past the rows' limits (blocks x rows over 132, rows x N x K over 2^24): whole tiles, or
+      // split-K shares of long K loops (4 on 16 tiles, 8 on 8).
       {{7, 8512, 256, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kSwapped32},
       {{13, 6144, 2048, DType::kBF16, DType::kBF16, 0, 0, scaled_silu}, kSwapped32},
       {{37, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, scaled_silu}, kSwapped32},
       {{64, 1000, 8200, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kSwapped32StreamK},
+      {{64, 512, 16384, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kSwapped32StreamK},
   };
   cudaStream_t stream;
   EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));

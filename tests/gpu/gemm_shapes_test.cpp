@@ -80,20 +80,23 @@ std::vector<GemmCase> every_kernel() {
     }
     if (!k.has_c) e.residual = Residual::kNone;
     if (k.schedule == Schedule::kWarpMma) {
-      // Up to 8 tokens, or 16 in two token tiles (the second one partial or whole); N = 1000 leaves
-      // the last block of 16 weight rows half out of bounds. Its cluster shares of the K loop over
-      // a deep one (and its wide CTAs without a cluster there), a column past 2^31 bytes of weight
-      // in gemm_behavior_test.cpp.
+      // Up to 8 tokens, or 16 in two token tiles (the second one partial or whole), and the
+      // 16-token kernel's rows of 16 tokens up to 64 (the last row partial or whole); N = 1000
+      // leaves the last block of 16 weight rows half out of bounds. Its cluster shares of the K
+      // loop over a deep one (and its wide CTAs without a cluster there), a column past 2^31
+      // bytes of weight in gemm_behavior_test.cpp.
       const std::int64_t tokens = k.tile.n;
       const std::vector<std::int64_t> token_counts =
-          tokens == 8 ? std::vector<std::int64_t>{1, 5, 8} : std::vector<std::int64_t>{1, 9, 13, 16};
+          tokens == 8 ? std::vector<std::int64_t>{1, 5, 8} : std::vector<std::int64_t>{1, 9, 13, 16, 17, 37, 64};
       for (std::int64_t M : token_counts) out.push_back({M, 1000, 520, k.a, k.d, 0, 0, e, name(k)});
       for (int splits : {1, 2, 4, 8}) {
-        GemmCase shared{tokens - 1, 1000, 8200, k.a, k.d, 0, 0, e, name(k)};
-        shared.splits = splits;
-        out.push_back(shared);
+        for (std::int64_t M : tokens == 8 ? std::vector<std::int64_t>{7} : std::vector<std::int64_t>{15, 45}) {
+          GemmCase shared{M, 1000, 8200, k.a, k.d, 0, 0, e, name(k)};
+          shared.splits = splits;
+          out.push_back(shared);
+        }
       }
-      GemmCase plain{tokens, 4096, 4096, k.a, k.d, 24, 8, {}, name(k)};  // lda and ldd padded
+      GemmCase plain{max_tokens(k), 4096, 4096, k.a, k.d, 24, 8, {}, name(k)};  // lda and ldd padded
       out.push_back(plain);
       continue;
     }

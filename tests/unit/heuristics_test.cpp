@@ -75,15 +75,44 @@ TEST(GemmHeuristics, NarrowestEpilogueThatCovers) {
 
 TEST(GemmHeuristics, PicksByShapeClass) {
   // Up to 64 tokens past the decode kernels' classes: the swapped 128x32 kernel (bias + activation
-  // at most), stream-K for K >= 8192 on at most 44 weight tiles, or past a wave whose last is under
-  // a quarter full with K >= 4096.
+  // at most); its stream-K twin in split-K shares on few tiles with long K loops (8 on at most 8
+  // tiles of 128 or more 128-element K steps, 4 on 16 tiles of 64 steps or 32 of 128, 2 on 66
+  // tiles of two token tiles), or in CUTLASS's heuristic mode past a wave whose last is under a
+  // quarter full with K >= 4096.
   const std::string swapped32 = "sm90_gemm_bf16_bf16_swap_coop_128x32x128_c1x1_biasact_noc";
+  auto choice_of = [](const GemmArgs& a) {
+    KernelChoice choice;
+    EXPECT_TRUE(select(a, hopper(), kernel_table(), &choice).ok());
+    return to_string(choice);
+  };
   EXPECT_EQ(chosen(shape(17, 28672, 8192)), swapped32) << "224 tiles: a last wave of 92";
-  EXPECT_EQ(chosen(shape(17, 8192, 28672)), swapped32) << "64 weight tiles";
-  EXPECT_EQ(chosen(shape(64, 4096, 14336)), swapped32 + "_streamk") << "32 weight tiles";
-  EXPECT_EQ(chosen(shape(40, 10240, 8192)), swapped32 + "_streamk") << "160 tiles: a last wave of 28";
+  EXPECT_EQ(chosen(shape(17, 8192, 28672)), swapped32) << "64 tiles of one token tile";
+  EXPECT_EQ(choice_of(shape(64, 4096, 14336)), swapped32 + "_streamk splits=2") << "64 tiles, 112 steps";
+  EXPECT_EQ(choice_of(shape(64, 4224, 14336)), swapped32 + "_streamk splits=2") << "66 tiles: 2 x 66 = 132";
+  EXPECT_EQ(choice_of(shape(64, 4352, 14336)), swapped32) << "68 tiles";
+  EXPECT_EQ(choice_of(shape(32, 4224, 14336)), swapped32) << "33 tiles of one token tile";
+  EXPECT_EQ(choice_of(shape(40, 10240, 8192)), swapped32 + "_streamk") << "160 tiles: a last wave of 28";
   EXPECT_EQ(chosen(shape(40, 10240, 2048)), swapped32) << "160 tiles, K 2048";
-  EXPECT_EQ(chosen(shape(24, 5120, 8128)), swapped32) << "K under 8192";
+  EXPECT_EQ(chosen(shape(24, 5120, 8128)), swapped32) << "64 steps, 40 tiles";
+  EXPECT_EQ(choice_of(shape(45, 5120, 17920)), swapped32) << "80 tiles (Phi-3 medium's down projection)";
+  EXPECT_EQ(choice_of(shape(32, 4096, 16384)), swapped32 + "_streamk splits=4") << "32 tiles, 128 steps";
+  EXPECT_EQ(choice_of(shape(32, 4096, 16256)), swapped32) << "32 tiles, 127 steps";
+  EXPECT_EQ(choice_of(shape(32, 2048, 8192)), swapped32 + "_streamk splits=4") << "16 tiles, 64 steps";
+  EXPECT_EQ(choice_of(shape(32, 2048, 8064)), swapped32) << "16 tiles, 63 steps";
+  EXPECT_EQ(choice_of(shape(64, 512, 16384)), swapped32 + "_streamk splits=8") << "8 tiles, 128 steps";
+  EXPECT_EQ(choice_of(shape(64, 512, 16256)), swapped32 + "_streamk splits=4") << "8 tiles, 127 steps";
+  EXPECT_EQ(choice_of(shape(17, 2176, 32768)), swapped32 + "_streamk splits=4") << "17 tiles, 256 steps";
+  // At 17-64 tokens the 16-token warp-mma kernel in rows of 16 tokens on narrow weights: blocks x
+  // rows <= 132 and rows x N x K <= 2^24, the most shares whose CTAs fit in one per SM.
+  const std::string decode16 = "sm90_gemm_bf16_bf16_swap_warpmma_16x16x64_c1x1_biasact_noc";
+  EXPECT_EQ(choice_of(shape(17, 1024, 8192)), decode16) << "64 blocks x 2 rows, 2^24";
+  EXPECT_EQ(choice_of(shape(17, 1024, 8256)), swapped32 + "_streamk splits=4") << "past 2^24";
+  EXPECT_EQ(choice_of(shape(33, 1024, 2048)), swapped32) << "64 blocks x 3 rows > 132";
+  EXPECT_EQ(choice_of(shape(64, 256, 16384)), decode16 + " splits=2") << "16 blocks x 4 rows, 2^24";
+  EXPECT_EQ(choice_of(shape(25, 256, 8192)), decode16 + " splits=4") << "16 blocks x 2 rows x 4 shares";
+  EXPECT_EQ(choice_of(shape(25, 256, 1024)), decode16) << "16 steps: one share";
+  EXPECT_EQ(choice_of(shape(25, 256, 8192, DType::kFP16, DType::kFP16)),
+            "sm90_gemm_fp16_fp16_swap_warpmma_16x16x64_c1x1_biasact_noc splits=4");
   // Beyond 64 tokens, or with a residual: swapped 128x64, stream-K when K >= 2N and the tiles fill
   // at most half of the 132 SMs.
   EXPECT_EQ(chosen(shape(65, 4096, 14336)), "sm90_gemm_bf16_bf16_swap_coop_128x64x128_c1x1_streamk");
@@ -157,7 +186,7 @@ TEST(GemmHeuristics, DecodeKernelsByWaves) {
   EXPECT_EQ(chosen(shape(8, 10240, 8192)), swapped32) << "640 blocks";
   EXPECT_EQ(chosen(shape(9, 4096, 4096)), decode16);
   EXPECT_EQ(chosen(shape(16, 4096, 8192)), decode16) << "64 MiB of weight";
-  EXPECT_EQ(chosen(shape(16, 4096, 8256)), swapped32 + "_streamk") << "past 64 MiB; 32 weight tiles, K >= 8192";
+  EXPECT_EQ(chosen(shape(16, 4096, 8256)), swapped32) << "past 64 MiB; 32 tiles of 65 K steps: whole";
   EXPECT_EQ(chosen(shape(16, 8192, 3584)), swapped32) << "512 blocks";
   EXPECT_EQ(chosen(shape(16, 4224, 2048)), decode16) << "264 blocks: two wide CTAs per SM";
   EXPECT_EQ(chosen(shape(16, 4240, 2048)), swapped32) << "265 blocks";
@@ -228,11 +257,13 @@ TEST(GemmHeuristics, DecodeKernelsByWaves) {
   const Status s = selecting(forced);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("serves at most 8 tokens, the call has 9"), std::string::npos) << s.message();
-  forced.M = 17;
+  forced.M = 65;
   forced.kernel = KernelChoice{key_named(decode16)};
-  EXPECT_NE(selecting(forced).message().find("serves at most 16 tokens, the call has 17"), std::string::npos);
-  forced.M = 9;
-  EXPECT_TRUE(selecting(forced).ok());
+  EXPECT_NE(selecting(forced).message().find("serves at most 64 tokens, the call has 65"), std::string::npos);
+  for (std::int64_t M : {9, 17, 64}) {
+    forced.M = M;
+    EXPECT_TRUE(selecting(forced).ok()) << M << " tokens: rows of 16 along the grid's y";
+  }
   forced.M = 8;
   forced.kernel->splits = 3;
   EXPECT_NE(selecting(forced).message().find("among 1, 2, 4 or 8 CTAs"), std::string::npos);

@@ -10,11 +10,14 @@
 //                          for decode calls on narrow weights: delegates() below)
 //   M 9-16, bias + activation at most, weight <= 64 MiB, at most 2 x SMs blocks
 //                       -> the same kernel with two token tiles
+//   M 17-64, bias + activation at most, narrow weights (SMs >= blocks x rows of 16 tokens,
+//   rows x N x K <= 2^24)
+//                       -> the same kernel in rows of 16 tokens
 //   M <= 64, bias + activation at most, otherwise
-//                       -> swapped 128x32 tile compiled without C, or its stream-K twin on few
-//                          long K loops or a short last wave (bf16; fp16 has no such row and
-//                          keeps the warp-mma kernels past those block counts: see decode_splits,
-//                          decode_key and two_token_tiles)
+//                       -> swapped 128x32 tile compiled without C, or its stream-K twin in even
+//                          split-K shares on few tiles with long K loops, or sharing a short last
+//                          wave (bf16; fp16 has no such row and keeps the warp-mma kernels past
+//                          those block counts: see decode_splits, decode_key and two_token_tiles)
 //   M <= 192            -> swapped 128x64 tile: the weight fills wgmma's 64-row side, the tokens
 //                          its N side; its stream-K twin (CUTLASS's heuristic decomposition) when
 //                          the K loop is deep (K >= 2N) and the tiles fill at most half the SMs.
@@ -168,24 +171,44 @@ std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<Kern
 // above). The share count picked the fastest of 1, 2, 4 and 8 at all 43 such points of the sweep
 // (16-384 blocks). bf16 calls past 2 x SMs blocks take the swapped 128x32 kernel before this rule
 // (warp_mma_runs_first); the 3 x SMs wave bounds fp16's.
+// At 17-64 tokens the same kernel in rows of 16 tokens (each row reads the weight again), on
+// narrow weights: at most SMs blocks x rows, and rows x N x K <= 2^24 (for example N <= 1024 with
+// K 8192 at 17-32 tokens, N 320 with K 16384 at 33-48). The most shares whose CTAs fit in one
+// CTA per SM, each of at least one round. H100, fp32 bias + GELU against cuBLASLt + the
+// bias+GELU kernel, 275 shapes of N 256-8192, K 2048-32768 at 17-64 tokens with every 128x32 and
+// 16-token kernel forced (bench/results/tuning/issue9/decode-gemm/token-rows/): on the 78 such
+// shapes 0.70-1.27x (geometric mean 0.955; the best of 1, 2, 4, 8 shares 0.979), where the 128x32
+// kernel as dispatched before ran 0.37-0.99x (0.737). More rows or wider weights lost to the
+// 128x32 kernel (1536 x 2048 at 17 tokens: 0.93 against 0.94; 768 x 2048 at 45: 0.92 against
+// 0.93), and a wave of three CTAs per SM, as at 9-16 tokens, lost to one (0.939 against 0.955).
 constexpr std::int64_t kTwoTokenTilesMaxWeight = std::int64_t{1} << 25;  // elements: 64 MiB in 16 bits
 constexpr std::int64_t kTwoTokenTilesCtasPerSm = 3;
 constexpr std::int64_t kTwoTokenTilesStepsPerRound = 16;
+constexpr std::int64_t kTokenRowsMaxTokens = 64;
+constexpr std::int64_t kTokenRowsMaxWeightReads = std::int64_t{1} << 24;  // elements: rows x N x K
+
+bool runs_in_token_rows(const GemmArgs& args, int sm_count) {
+  const std::int64_t rows = ceil_div(args.M, 16);
+  return args.M > 16 && args.M <= kTokenRowsMaxTokens && ceil_div(args.N, 16) * rows <= sm_count &&
+         rows * args.N * args.K <= kTokenRowsMaxWeightReads;
+}
 
 std::optional<KernelChoice> two_token_tiles(const GemmArgs& args, const std::vector<KernelKey>& candidates,
                                             int sm_count) {
-  const std::int64_t blocks = ceil_div(args.N, 16);
-  const std::int64_t wave = kTwoTokenTilesCtasPerSm * sm_count;
-  if (args.M <= 8 || args.M > 16 || args.N * args.K > kTwoTokenTilesMaxWeight || blocks > wave ||
+  const std::int64_t blocks = ceil_div(args.N, 16), rows = ceil_div(args.M, 16);
+  const bool decode = args.M > 8 && args.M <= 16 && args.N * args.K <= kTwoTokenTilesMaxWeight &&
+                      blocks <= kTwoTokenTilesCtasPerSm * sm_count;
+  if ((!decode && !runs_in_token_rows(args, sm_count)) ||
       required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) {
     return std::nullopt;
   }
   const std::optional<KernelKey> key = narrowest(args, candidates, kDecodeTwoTokenTiles);
   if (!key) return std::nullopt;
   KernelChoice choice{*key};
+  const std::int64_t wave = rows > 1 ? sm_count : kTwoTokenTilesCtasPerSm * sm_count;
   const std::int64_t steps = ceil_div(args.K, 64);
   for (int splits : {8, 4, 2}) {
-    if (blocks * splits <= wave && steps >= kTwoTokenTilesStepsPerRound * splits) {
+    if (blocks * rows * splits <= wave && steps >= kTwoTokenTilesStepsPerRound * splits) {
       choice.splits = splits;
       break;
     }
@@ -201,33 +224,55 @@ std::optional<KernelChoice> two_token_tiles(const GemmArgs& args, const std::vec
 // over the kernels forced 0.75-1.20x at 17-64 tokens (geometric mean 0.97 at 17-32, 0.98 at
 // 33-64), where the 128x64 kernel as dispatched ran 0.65-1.12x (0.82, 0.85); on an H100 as
 // dispatched 0.79-1.11x (0.99, 1.00).
-// Stream-K (CUTLASS's heuristic mode) where K >= 8192 and the weight has at most a third as many
-// 128-row tiles as SMs: at 9-32 tokens on 16-40 weight tiles (few, long K loops) it took
-// 0.74-0.94x the whole tiles' time, on 64 tiles 1.01-1.11x. At 33-64 tokens it lost on 40 tiles
-// (Phi-3 medium's down projection, 80 tiles in all: 1.02-1.23x), which the rule still sends to it.
-// Also where the tiles pass a wave with K >= 4096 and leave a last wave under a quarter full
-// (10240x8192 at 33-64 tokens, 160 tiles: 0.80-0.84x; 53248x16384 at 1-16 tokens on an H100, 416
-// tiles: 0.96-0.98x; 18432x1024, 144 tiles, K short: 1.00-1.03x).
 constexpr std::int64_t kSwapped32MaxTokens = 64;
-constexpr std::int64_t kSwapped32StreamKMinK = 8192;
 constexpr std::int64_t kSwapped32TailStreamKMinK = 4096;
 
-bool swapped32_shares_k(const GemmArgs& args, int sm_count) {
-  const std::int64_t weight_tiles = ceil_div(args.N, 128), sms = sm_count;
-  if (args.K >= kSwapped32StreamKMinK && 3 * weight_tiles <= sms) return true;
-  const std::int64_t tiles = weight_tiles * ceil_div(args.M, 32);
-  if (tiles <= sms || args.K < kSwapped32TailStreamKMinK) return false;
+// Its stream-K twin's K-loop shares: even split-K shares of every tile on few tiles with long K
+// loops (CUTLASS's heuristic mode gave such tiles to up to a wave of CTAs whose partial sums meet
+// one after another: 2-3 tiles with K 32768 took 2.7x cuBLASLt + bias+GELU's time); the heuristic
+// mode past a wave of tiles with a last wave under a quarter full; else 0 (whole tiles).
+// H100, the 275-shape sweep above (N 256-8192, K 2048-32768, 17-64 tokens; `kit` the K loop's
+// 128-element steps):
+// - 8 shares on at most 8 tiles with kit >= 128: 0.64-0.83x, where the heuristic mode ran
+//   0.36-0.69x (4 shares were better on 3 tiles, 0.62 against 0.53);
+// - 4 on at most 16 tiles with kit >= 64, or 32 with kit >= 128: 0.66-1.04x against 0.48-1.02x;
+// - 2 on at most SMs / 2 tiles of two token tiles (33-64 tokens) with kit >= 64: 0.94-1.09x
+//   against 0.89-1.05x; with one token tile whole tiles were faster (6144 x 16384: 1.10 against
+//   0.97), and below kit 64 shares lost to whole tiles;
+// - the heuristic mode past a wave: 10240x8192 at 33-64 tokens, 160 tiles, 0.80-0.84x the whole
+//   tiles' time on an H200; 53248x16384 at 1-16 tokens on an H100, 416 tiles, 0.96-0.98x.
+// These rules over the forced kernels: geometric mean 0.946 over the 275 shapes (every kernel's
+// best 0.959), where the rule before (stream-K's heuristic mode where K >= 8192 on at most SMs / 3
+// weight tiles) ran 0.837.
+std::optional<int> swapped32_shares(const GemmArgs& args, int sm_count) {
+  const std::int64_t tiles = ceil_div(args.N, 128) * ceil_div(args.M, 32), sms = sm_count;
+  const std::int64_t k_steps = ceil_div(args.K, 128);
+  if (k_steps >= 64) {
+    if (tiles <= 8 && k_steps >= 128) return 8;
+    if (tiles <= 16 || (tiles <= 32 && k_steps >= 128)) return 4;
+    if (args.M > 32 && 2 * tiles <= sms) return 2;
+  }
+  if (tiles <= sms || args.K < kSwapped32TailStreamKMinK) return std::nullopt;
   const std::int64_t last_wave = tiles - (ceil_div(tiles, sms) - 1) * sms;
-  return 4 * last_wave < sms;
+  if (4 * last_wave < sms) return 1;
+  return std::nullopt;
 }
 
-std::optional<KernelKey> swapped32_key(const GemmArgs& args, const std::vector<KernelKey>& candidates, int sm_count) {
+std::optional<KernelChoice> swapped32_choice(const GemmArgs& args, const std::vector<KernelKey>& candidates,
+                                             int sm_count) {
   if (args.M > kSwapped32MaxTokens || required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) {
     return std::nullopt;
   }
-  const Configuration c = swapped32_shares_k(args, sm_count) ? kSwapped32StreamK : kSwapped32;
-  if (std::optional<KernelKey> k = narrowest(args, candidates, c)) return k;
-  return narrowest(args, candidates, data_parallel_twin(c));
+  const std::optional<int> shares = swapped32_shares(args, sm_count);
+  if (shares) {
+    if (std::optional<KernelKey> k = narrowest(args, candidates, kSwapped32StreamK)) {
+      KernelChoice choice{*k};
+      choice.splits = *shares;
+      return choice;
+    }
+  }
+  if (std::optional<KernelKey> k = narrowest(args, candidates, kSwapped32)) return KernelChoice{*k};
+  return std::nullopt;
 }
 
 // Where the warp-mma kernels run ahead of the swapped 128x32 kernel (H200 unless said):
@@ -238,10 +283,12 @@ std::optional<KernelKey> swapped32_key(const GemmArgs& args, const std::vector<K
 // - at 9-16 tokens on weights of up to 64 MiB of at most 2 x SMs blocks. On 128-256 blocks the
 //   warp-mma kernel was 0-27 % faster; from 288 blocks or 103 MB the 128x32 kernel took 0.72-0.96x
 //   the time of the kernel dispatched before (the 16-token kernel or the swapped 128x64).
+// - at 17-64 tokens in rows of 16 tokens on narrow weights (runs_in_token_rows, H100).
 bool warp_mma_runs_first(const GemmArgs& args, int sm_count) {
   const std::int64_t blocks = ceil_div(args.N, 16), sms = sm_count;
   if (args.M <= 8) return blocks <= 4 * sms;
-  return args.M <= 16 && blocks <= 2 * sms && args.N * args.K <= kTwoTokenTilesMaxWeight;
+  if (args.M > 16) return runs_in_token_rows(args, sm_count);
+  return blocks <= 2 * sms && args.N * args.K <= kTwoTokenTilesMaxWeight;
 }
 
 }  // namespace
@@ -260,7 +307,7 @@ bool delegates(const GemmArgs& args, int sm_count, const std::vector<KernelKey>&
   if (!decode_key(args, candidates, sm_count)) return true;
   // Kept only where choose() runs the warp-mma kernel: on a device of under 32 SMs these blocks
   // pass its wave, and the swapped 128x32 kernel was not measured against cuBLASLt on such calls.
-  return !warp_mma_runs_first(args, sm_count) && swapped32_key(args, candidates, sm_count).has_value();
+  return !warp_mma_runs_first(args, sm_count) && swapped32_choice(args, candidates, sm_count).has_value();
 }
 
 bool has_configuration(const KernelKey& key, const Configuration& c) {
@@ -271,7 +318,7 @@ bool has_configuration(const KernelKey& key, const Configuration& c) {
 
 Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
-  const std::optional<KernelKey> swapped32 = swapped32_key(args, candidates, caps.sm_count);
+  const std::optional<KernelChoice> swapped32 = swapped32_choice(args, candidates, caps.sm_count);
   if (!swapped32 || warp_mma_runs_first(args, caps.sm_count)) {
     if (std::optional<KernelKey> decode = decode_key(args, candidates, caps.sm_count)) {
       *choice = {*decode};
@@ -284,7 +331,7 @@ Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<Ke
     }
   }
   if (swapped32) {
-    *choice = {*swapped32};
+    *choice = *swapped32;
     return Status::success();
   }
   const Configuration preferred = configuration_for(args, caps.sm_count);

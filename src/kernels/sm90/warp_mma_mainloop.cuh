@@ -228,12 +228,20 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
   }
 }
 
-// Grid: splits x (blocks / kGroups) CTAs in clusters of `splits` along x.
+// Grid: splits x (blocks / kGroups) CTAs in clusters of `splits` along x; along y one row of
+// them per 8·kTokenTiles tokens (a GEMM of more tokens than one pass holds: each row reads the
+// weight, the rows after the first mostly from L2).
 template <class Element, int kWarps, int kUnroll, int kGroups, int kTokenTiles, class Store>
 __global__ void __launch_bounds__(kWarps * 32) kernel(const Mainloop p, const typename Store::Params store) {
   const unsigned splits = cooperative_groups::this_cluster().num_blocks();
   const std::uint64_t cta_blocks = blockIdx.x / splits;
-  pass<Element, kWarps, kUnroll, kGroups, kTokenTiles, Store>(p, store, cta_blocks * kGroups, cta_blocks, false);
+  const int first_token = static_cast<int>(blockIdx.y) * kTokens * kTokenTiles;
+  Mainloop q = p;
+  q.x = static_cast<const Element*>(p.x) + first_token * p.ldx;
+  q.M = p.M - first_token;
+  pass<Element, kWarps, kUnroll, kGroups, kTokenTiles, Store>(
+      q, first_token == 0 ? store : Store::template at_rows<Element>(store, 0, first_token), cta_blocks * kGroups,
+      cta_blocks + 13ull * blockIdx.y, false);
 }
 
 // The compiled variants: CTAs of 16 or 32 rows, 4 or 8 warps.
@@ -304,10 +312,12 @@ cudaError_t launch_ctas(Function function, std::int64_t blocks, int splits, unsi
 template <class Element, Variant v, class Store, int kTokenTiles = 1>
 cudaError_t launch(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks, int splits,
                    cudaStream_t stream) {
-  return launch_ctas<v>(kernel_of<Element, v, Store, kTokenTiles>(), blocks, splits, 1, stream, mainloop, store);
+  const unsigned token_rows = static_cast<unsigned>((mainloop.M + kTokens * kTokenTiles - 1) / (kTokens * kTokenTiles));
+  return launch_ctas<v>(kernel_of<Element, v, Store, kTokenTiles>(), blocks, splits, token_rows, stream, mainloop,
+                        store);
 }
 
-// Launches the variant choose_variant picks, for up to 8·kTokenTiles tokens.
+// Launches the variant choose_variant picks, in rows of 8·kTokenTiles tokens.
 template <class Element, class Store, int kTokenTiles = 1>
 cudaError_t launch_chosen(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks,
                           int splits, int sm_count, cudaStream_t stream) {
