@@ -4,10 +4,14 @@ bench's bias+GELU kernel ("cublaslt+act", the user's path: cuBLASLt cannot fuse 
 bf16 D), per token class: minimum, geometric mean and points below 1.0 and 0.95, overall and per
 dispatched kernel.
 
-With --rule-over-sweep, for runs made before dispatch chose the swapped 128x32 kernel (its rows
-forced by --sweep): the ratio dispatch at 7964f1a would give, taking the warp-mma rows as
-dispatched where that dispatch keeps them and the forced 128x32 row (whole tiles or stream-K, as
-src/dispatch/sm90/gemm_heuristics.cpp picks for 132 SMs) elsewhere.
+With --rule-over-sweep, for runs whose swapped 128x32 and 16-token warp-mma rows were forced by
+--sweep: the ratios two dispatch rules give over those rows (132 SMs), where each finds its choice:
+- 7964f1a's: the warp-mma rows as dispatched where that dispatch keeps them (at most 16 tokens,
+  rules unchanged since), else the 128x32 kernel's whole tiles or CUTLASS's heuristic stream-K;
+- the rule of src/dispatch/sm90/gemm_heuristics.cpp since this tool's change ("rows + shares"):
+  the 16-token kernel in rows of 16 tokens on narrow weights at 17-64 tokens, and the 128x32
+  kernel's split-K shares (8, 4, 2) on few long K loops;
+and the best forced row of each point.
 
     tools/decode_bias_act_summary.py RESULTS.json[.xz] ... [--rule-over-sweep]
 """
@@ -43,8 +47,47 @@ def swapped32_shares_k(M, N, K):
     return 4 * last_wave < SMS
 
 
+def old_rule(M, N, K):
+    """7964f1a's choice: "dispatched" (warp-mma), or a forced row's key."""
+    if warp_mma_runs_first(M, N, K):
+        return "dispatched"
+    return ("streamk", 1) if swapped32_shares_k(M, N, K) else ("whole", 1)
+
+
+def runs_in_token_rows(M, N, K):
+    rows = ceil_div(M, 16)
+    return 16 < M <= 64 and ceil_div(N, 16) * rows <= SMS and rows * N * K <= 1 << 24
+
+
+def swapped32_shares(M, N, K):
+    tiles, k_steps = ceil_div(N, 128) * ceil_div(M, 32), ceil_div(K, 128)
+    if k_steps >= 64:
+        if tiles <= 8 and k_steps >= 128:
+            return 8
+        if tiles <= 16 or (tiles <= 32 and k_steps >= 96):
+            return 4
+        if M > 32 and 2 * tiles <= SMS:
+            return 2
+    if tiles <= SMS or K < 4096:
+        return None
+    last_wave = tiles - (ceil_div(tiles, SMS) - 1) * SMS
+    return 1 if 4 * last_wave < SMS else None
+
+
+def new_rule(M, N, K):
+    """The rows + shares rule's choice: "dispatched" where it keeps 7964f1a's warp-mma choice, or a forced row's key."""
+    if M <= 16 and warp_mma_runs_first(M, N, K):
+        return "dispatched"
+    if runs_in_token_rows(M, N, K):
+        blocks, rows, steps = ceil_div(N, 16), ceil_div(M, 16), ceil_div(K, 64)
+        splits = next((s for s in (8, 4, 2) if blocks * rows * s <= SMS and steps >= 16 * s), 1)
+        return ("rows", splits)
+    shares = swapped32_shares(M, N, K)
+    return ("streamk", shares) if shares else ("whole", 1)
+
+
 def points(rows):
-    """(model, gemm, M, N, K) -> the run's times: baseline, dispatched (and its kernel), forced 128x32."""
+    """(model, gemm, M, N, K) -> the run's times: baseline, dispatched (and its kernel), forced rows."""
     out = defaultdict(dict)
     for r in rows:
         if r.get("epilogue") != "bias_gelu":
@@ -55,9 +98,14 @@ def points(rows):
         elif r["impl"] == "epifuse":
             p["epifuse"] = r["median_us"]
             p["kernel"] = r["kernel"].split(" ")[0]
-        elif (r["impl"] == "sweep" and "swap_coop_128x32x128" in r["kernel"] and r.get("splits", 1) == 1 and
-              r.get("stream_k", "heuristic") == "heuristic"):
-            p["streamk" if r["kernel"].endswith("_streamk") else "whole"] = r["median_us"]
+        elif r["impl"] == "sweep" and r.get("stream_k", "heuristic") == "heuristic":
+            if "swap_coop_128x32x128" in r["kernel"]:
+                kind = "streamk" if r["kernel"].endswith("_streamk") else "whole"
+            elif "warpmma_16x16x64" in r["kernel"]:
+                kind = "rows"
+            else:
+                continue
+            p[(kind, r.get("splits", 1))] = r["median_us"]
     return out
 
 
@@ -74,7 +122,8 @@ def main():
     for path in args.results:
         data = load(path)
         print(f"## {path}\n\n{data.get('gpu')}, commit {data.get('commit')}\n")
-        by_class, by_kernel, rule = defaultdict(list), defaultdict(list), defaultdict(list)
+        by_class, by_kernel = defaultdict(list), defaultdict(list)
+        rules = {"7964f1a's rule": defaultdict(list), "the rows + shares rule": defaultdict(list), "best forced": defaultdict(list)}
         for (_, _, M, N, K), p in points(data["rows"]).items():
             if "baseline" not in p or "epifuse" not in p:
                 continue
@@ -84,18 +133,21 @@ def main():
             by_class[cls].append(p["baseline"] / p["epifuse"])
             by_kernel[(cls, p["kernel"])].append(p["baseline"] / p["epifuse"])
             if args.rule_over_sweep:
-                if warp_mma_runs_first(M, N, K):
-                    t = p["epifuse"]
-                else:
-                    t = p.get("streamk" if swapped32_shares_k(M, N, K) else "whole")
-                if t is not None:
-                    rule[cls].append(p["baseline"] / t)
+                chosen = {"7964f1a's rule": old_rule(M, N, K), "the rows + shares rule": new_rule(M, N, K)}
+                for name, choice in chosen.items():
+                    t = p.get(choice) if choice != "dispatched" else p["epifuse"]
+                    if t is not None:
+                        rules[name][cls].append(p["baseline"] / t)
+                forced = [t for key, t in p.items() if isinstance(key, tuple)]
+                if forced:
+                    rules["best forced"][cls].append(p["baseline"] / min(forced))
         print(f"| tokens | as | {COLUMNS} |\n|---|---|{'---|' * 6}")
         for cls in CLASSES:
             if by_class[cls]:
                 print(f"| {cls[0]}-{cls[1]} | dispatched in the run | {summary(by_class[cls])} |")
-            if rule[cls]:
-                print(f"| {cls[0]}-{cls[1]} | 7964f1a's rule over the forced rows | {summary(rule[cls])} |")
+            for name, ratios in rules.items():
+                if ratios[cls]:
+                    print(f"| {cls[0]}-{cls[1]} | {name} over the forced rows | {summary(ratios[cls])} |")
         print(f"\n| tokens | kernel | {COLUMNS} |\n|---|---|{'---|' * 6}")
         for (cls, kernel), ratios in sorted(by_kernel.items()):
             print(f"| {cls[0]}-{cls[1]} | {kernel} | {summary(ratios)} |")

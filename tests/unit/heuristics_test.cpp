@@ -76,7 +76,7 @@ TEST(GemmHeuristics, NarrowestEpilogueThatCovers) {
 TEST(GemmHeuristics, PicksByShapeClass) {
   // Up to 64 tokens past the decode kernels' classes: the swapped 128x32 kernel (bias + activation
   // at most); its stream-K twin in split-K shares on few tiles with long K loops (8 on at most 8
-  // tiles of 128 or more 128-element K steps, 4 on 16 tiles of 64 steps or 32 of 128, 2 on 66
+  // tiles of 128 or more 128-element K steps, 4 on 16 tiles of 64 steps or 32 of 96, 2 on 66
   // tiles of two token tiles), or in CUTLASS's heuristic mode past a wave whose last is under a
   // quarter full with K >= 4096.
   const std::string swapped32 = "sm90_gemm_bf16_bf16_swap_coop_128x32x128_c1x1_biasact_noc";
@@ -95,8 +95,8 @@ TEST(GemmHeuristics, PicksByShapeClass) {
   EXPECT_EQ(chosen(shape(40, 10240, 2048)), swapped32) << "160 tiles, K 2048";
   EXPECT_EQ(chosen(shape(24, 5120, 8128)), swapped32) << "64 steps, 40 tiles";
   EXPECT_EQ(choice_of(shape(45, 5120, 17920)), swapped32) << "80 tiles (Phi-3 medium's down projection)";
-  EXPECT_EQ(choice_of(shape(32, 4096, 16384)), swapped32 + "_streamk splits=4") << "32 tiles, 128 steps";
-  EXPECT_EQ(choice_of(shape(32, 4096, 16256)), swapped32) << "32 tiles, 127 steps";
+  EXPECT_EQ(choice_of(shape(32, 4096, 12288)), swapped32 + "_streamk splits=4") << "32 tiles, 96 steps";
+  EXPECT_EQ(choice_of(shape(32, 4096, 12160)), swapped32) << "32 tiles, 95 steps";
   EXPECT_EQ(choice_of(shape(32, 2048, 8192)), swapped32 + "_streamk splits=4") << "16 tiles, 64 steps";
   EXPECT_EQ(choice_of(shape(32, 2048, 8064)), swapped32) << "16 tiles, 63 steps";
   EXPECT_EQ(choice_of(shape(64, 512, 16384)), swapped32 + "_streamk splits=8") << "8 tiles, 128 steps";
@@ -187,6 +187,7 @@ TEST(GemmHeuristics, DecodeKernelsByWaves) {
   EXPECT_EQ(chosen(shape(9, 4096, 4096)), decode16);
   EXPECT_EQ(chosen(shape(16, 4096, 8192)), decode16) << "64 MiB of weight";
   EXPECT_EQ(chosen(shape(16, 4096, 8256)), swapped32) << "past 64 MiB; 32 tiles of 65 K steps: whole";
+  EXPECT_EQ(chosen(shape(16, 3584, 14336)), swapped32 + "_streamk") << "past 64 MiB; 28 tiles of 112 K steps";
   EXPECT_EQ(chosen(shape(16, 8192, 3584)), swapped32) << "512 blocks";
   EXPECT_EQ(chosen(shape(16, 4224, 2048)), decode16) << "264 blocks: two wide CTAs per SM";
   EXPECT_EQ(chosen(shape(16, 4240, 2048)), swapped32) << "265 blocks";

@@ -235,7 +235,9 @@ constexpr std::int64_t kSwapped32TailStreamKMinK = 4096;
 // 128-element steps):
 // - 8 shares on at most 8 tiles with kit >= 128: 0.64-0.83x, where the heuristic mode ran
 //   0.36-0.69x (4 shares were better on 3 tiles, 0.62 against 0.53);
-// - 4 on at most 16 tiles with kit >= 64, or 32 with kit >= 128: 0.66-1.04x against 0.48-1.02x;
+// - 4 on at most 16 tiles with kit >= 64, or 32 with kit >= 96: 0.66-1.04x against 0.48-1.02x
+//   (the catalogue grid's 3584x14336 and 4096x14336 at 9-32 tokens: 0.93-1.00x, whole tiles
+//   0.83-0.94x, the heuristic mode 0.93-0.96x);
 // - 2 on at most SMs / 2 tiles of two token tiles (33-64 tokens) with kit >= 64: 0.94-1.09x
 //   against 0.89-1.05x; with one token tile whole tiles were faster (6144 x 16384: 1.10 against
 //   0.97), and below kit 64 shares lost to whole tiles;
@@ -249,7 +251,7 @@ std::optional<int> swapped32_shares(const GemmArgs& args, int sm_count) {
   const std::int64_t k_steps = ceil_div(args.K, 128);
   if (k_steps >= 64) {
     if (tiles <= 8 && k_steps >= 128) return 8;
-    if (tiles <= 16 || (tiles <= 32 && k_steps >= 128)) return 4;
+    if (tiles <= 16 || (tiles <= 32 && k_steps >= 96)) return 4;
     if (args.M > 32 && 2 * tiles <= sms) return 2;
   }
   if (tiles <= sms || args.K < kSwapped32TailStreamKMinK) return std::nullopt;

@@ -93,14 +93,14 @@ __device__ __forceinline__ Element round_to(float v) {
 }
 
 // One pass of a CTA over its kGroups blocks from `first_block` for the (at most 8·kTokenTiles)
-// tokens of p: its share of the K loop, the sums met in the cluster's first CTA, and that CTA's
-// Store::store(params, sums, block, g, t, M), which gets lane (g, t)'s four sums of `block` (rows
-// g, g + 8; tokens 2t, 2t + 1) of one token tile; tile j's params are Store::at_rows(params, 0, 8j)
-// and its M is p.M - 8j. `seed` scatters the CTAs' K-loop starts. A CTA that makes another pass
+// tokens of p from `first_token` on: its share of the K loop, the sums met in the cluster's first
+// CTA, and that CTA's Store::store(params, sums, block, g, t, M), which gets lane (g, t)'s four
+// sums of `block` (rows g, g + 8; tokens 2t, 2t + 1) of one token tile; tile j's params are
+// Store::at_rows(params, 0, first_token + 8j) and its M is p.M - first_token - 8j. `seed` scatters the CTAs' K-loop starts. A CTA that makes another pass
 // must have made its earlier ones (`again`): the cluster's barriers pair up pass by pass.
 template <class Element, int kWarps, int kUnroll, int kGroups, int kTokenTiles, class Store>
 __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Params& store, std::int64_t first_block,
-                                     std::uint64_t seed, bool again) {
+                                     std::uint64_t seed, bool again, int first_token = 0) {
   namespace cg = cooperative_groups;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
@@ -142,7 +142,7 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
   }
   const std::int64_t high_rows = 8 * p.ldw;
   const std::uint64_t policy = l2_evict_unchanged();
-  const Element* x_row = x + g * p.ldx + first_column;
+  const Element* x_row = x + (first_token + g) * p.ldx + first_column;
   for (int first = warp; first < count; first += kWarps * kUnroll) {
     // All loads of kUnroll steps first, then their mmas: bytes in flight hide the memory latency.
     uint4 low[kUnroll][kGroups][2], high[kUnroll][kGroups][2], xs[kUnroll][kTokenTiles][2];
@@ -161,7 +161,7 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
         }
 #pragma unroll
         for (int j = 0; j < kTokenTiles; ++j) {
-          xs[u][j][c] = in_k && kTokens * j + g < p.M
+          xs[u][j][c] = in_k && first_token + kTokens * j + g < p.M
                             ? __ldg(reinterpret_cast<const uint4*>(x_row + kTokens * j * p.ldx + offset))
                             : zero;
         }
@@ -213,7 +213,9 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
 
 #pragma unroll
   for (int j = 0; j < kTokenTiles; ++j) {
-    const typename Store::Params tile_store = j == 0 ? store : Store::template at_rows<Element>(store, 0, kTokens * j);
+    const int tile_token = first_token + kTokens * j;
+    const typename Store::Params tile_store =
+        tile_token == 0 ? store : Store::template at_rows<Element>(store, 0, tile_token);
 #pragma unroll
     for (int r = 0; r < kGroups; ++r) {
       const int value = (r * kTokenTiles + j) * 4;
@@ -223,25 +225,23 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
         sum[i] = by_split[0][value + i][lane];
         for (int q = 1; q < splits; ++q) sum[i] += by_split[q][value + i][lane];
       }
-      Store::template store<Element>(tile_store, sum, first_block + r, g, t, p.M - kTokens * j);
+      Store::template store<Element>(tile_store, sum, first_block + r, g, t, p.M - tile_token);
     }
   }
 }
 
-// Grid: splits x (blocks / kGroups) CTAs in clusters of `splits` along x; along y one row of
-// them per 8·kTokenTiles tokens (a GEMM of more tokens than one pass holds: each row reads the
-// weight, the rows after the first mostly from L2).
-template <class Element, int kWarps, int kUnroll, int kGroups, int kTokenTiles, class Store>
+// Grid: splits x (blocks / kGroups) CTAs in clusters of `splits` along x; with kTokenRows, along
+// y one row of them per 8·kTokenTiles tokens (a GEMM of more tokens than one pass holds: each row
+// reads the weight again, the rows after the first mostly from L2). A separate instantiation: the
+// row's token offset took the two-token-tile kernel from 80 registers to 98 (two CTAs per SM
+// instead of three).
+template <class Element, int kWarps, int kUnroll, int kGroups, int kTokenTiles, class Store, bool kTokenRows>
 __global__ void __launch_bounds__(kWarps * 32) kernel(const Mainloop p, const typename Store::Params store) {
   const unsigned splits = cooperative_groups::this_cluster().num_blocks();
   const std::uint64_t cta_blocks = blockIdx.x / splits;
-  const int first_token = static_cast<int>(blockIdx.y) * kTokens * kTokenTiles;
-  Mainloop q = p;
-  q.x = static_cast<const Element*>(p.x) + first_token * p.ldx;
-  q.M = p.M - first_token;
-  pass<Element, kWarps, kUnroll, kGroups, kTokenTiles, Store>(
-      q, first_token == 0 ? store : Store::template at_rows<Element>(store, 0, first_token), cta_blocks * kGroups,
-      cta_blocks + 13ull * blockIdx.y, false);
+  const int first_token = kTokenRows ? static_cast<int>(blockIdx.y) * kTokens * kTokenTiles : 0;
+  pass<Element, kWarps, kUnroll, kGroups, kTokenTiles, Store>(p, store, cta_blocks * kGroups,
+                                                              cta_blocks + 13ull * first_token, false, first_token);
 }
 
 // The compiled variants: CTAs of 16 or 32 rows, 4 or 8 warps.
@@ -259,9 +259,9 @@ constexpr int kUnrollSteps = 4;  // every variant's: k steps whose loads are in 
 // of the best singles (2, 3 or 4 steps) on the 11 weights of up to 64 MiB.
 constexpr int unroll_steps(int token_tiles) { return token_tiles == 1 ? kUnrollSteps : 2; }
 
-template <class Element, Variant v, class Store, int kTokenTiles = 1>
+template <class Element, Variant v, class Store, int kTokenTiles = 1, bool kTokenRows = false>
 constexpr auto kernel_of() {
-  return &kernel<Element, warps_of(v), unroll_steps(kTokenTiles), groups_of(v), kTokenTiles, Store>;
+  return &kernel<Element, warps_of(v), unroll_steps(kTokenTiles), groups_of(v), kTokenTiles, Store, kTokenRows>;
 }
 
 template <class Element, Variant v, class Store>
@@ -309,15 +309,21 @@ cudaError_t launch_ctas(Function function, std::int64_t blocks, int splits, unsi
   return cudaLaunchKernelEx(&config, function, args...);
 }
 
+// Up to 8·kTokenTiles tokens; the two-token-tile kernel also more, in rows of 16 tokens.
 template <class Element, Variant v, class Store, int kTokenTiles = 1>
 cudaError_t launch(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks, int splits,
                    cudaStream_t stream) {
-  const unsigned token_rows = static_cast<unsigned>((mainloop.M + kTokens * kTokenTiles - 1) / (kTokens * kTokenTiles));
-  return launch_ctas<v>(kernel_of<Element, v, Store, kTokenTiles>(), blocks, splits, token_rows, stream, mainloop,
-                        store);
+  if constexpr (kTokenTiles == 2) {
+    const unsigned token_rows = static_cast<unsigned>((mainloop.M + kTokens * kTokenTiles - 1) / (kTokens * kTokenTiles));
+    if (token_rows > 1) {
+      return launch_ctas<v>(kernel_of<Element, v, Store, kTokenTiles, true>(), blocks, splits, token_rows, stream,
+                            mainloop, store);
+    }
+  }
+  return launch_ctas<v>(kernel_of<Element, v, Store, kTokenTiles>(), blocks, splits, 1, stream, mainloop, store);
 }
 
-// Launches the variant choose_variant picks, in rows of 8·kTokenTiles tokens.
+// Launches the variant choose_variant picks.
 template <class Element, class Store, int kTokenTiles = 1>
 cudaError_t launch_chosen(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks,
                           int splits, int sm_count, cudaStream_t stream) {
