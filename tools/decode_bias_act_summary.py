@@ -78,6 +78,8 @@ def new_rule(M, N, K):
     """The rows + shares rule's choice: "dispatched" where it keeps 7964f1a's warp-mma choice, or a forced row's key."""
     if M <= 16 and warp_mma_runs_first(M, N, K):
         return "dispatched"
+    if 8 < M <= 16 and ceil_div(N, 16) * 8 <= 3 * SMS:  # past 64 MiB, narrow: 8 shares
+        return ("rows", 8)
     if runs_in_token_rows(M, N, K):
         blocks, rows, steps = ceil_div(N, 16), ceil_div(M, 16), ceil_div(K, 64)
         splits = next((s for s in (8, 4, 2) if blocks * rows * s <= SMS and steps >= 16 * s), 1)

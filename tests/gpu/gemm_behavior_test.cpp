@@ -260,6 +260,7 @@ TEST_F(GemmBehavior, DecodeRunsItsKernelsAlsoInAGraph) {
       // token tiles.
       {{2, 448, 35264, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel},
       {{13, 256, 20032, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel16},
+      {{11, 640, 52480, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel16},  // past 64 MiB, 40 blocks
       // 17-64 tokens on narrow weights: rows of 16 tokens (the last one of 1 token; 4 shares).
       {{33, 488, 1032, DType::kBF16, DType::kBF16, 0, 0, scaled_silu}, kDecodeKernel16},
       {{25, 256, 8192, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel16},

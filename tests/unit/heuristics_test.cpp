@@ -188,6 +188,8 @@ TEST(GemmHeuristics, DecodeKernelsByWaves) {
   EXPECT_EQ(chosen(shape(16, 4096, 8192)), decode16) << "64 MiB of weight";
   EXPECT_EQ(chosen(shape(16, 4096, 8256)), swapped32) << "past 64 MiB; 32 tiles of 65 K steps: whole";
   EXPECT_EQ(chosen(shape(16, 3584, 14336)), swapped32 + "_streamk") << "past 64 MiB; 28 tiles of 112 K steps";
+  EXPECT_EQ(chosen(shape(11, 784, 43008)), decode16) << "past 64 MiB, 49 blocks: 8 shares fit in 3 x 132";
+  EXPECT_EQ(chosen(shape(11, 800, 43008)), swapped32 + "_streamk") << "past 64 MiB, 50 blocks";
   EXPECT_EQ(chosen(shape(16, 8192, 3584)), swapped32) << "512 blocks";
   EXPECT_EQ(chosen(shape(16, 4224, 2048)), decode16) << "264 blocks: two wide CTAs per SM";
   EXPECT_EQ(chosen(shape(16, 4240, 2048)), swapped32) << "265 blocks";
@@ -214,6 +216,7 @@ TEST(GemmHeuristics, DecodeKernelsByWaves) {
       {9, 3072, 3072, 2, "192 blocks: two shares fill one wave"},
       {9, 3584, 4096, 1, "224 blocks"},
       {13, 256, 20032, 8, "16 blocks, 313 steps"},
+      {11, 640, 56384, 8, "40 blocks, 72 MB"},
       {16, 1024, 4096, 4, "64 blocks, 64 steps"},
       {11, 1664, 512, 1, "8 steps"},
   };

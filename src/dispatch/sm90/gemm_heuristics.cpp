@@ -8,7 +8,8 @@
 //                       -> the warp-mma kernel (mma.sync warps streaming the weight rows), with 1
 //                          to 8 K-loop shares (calls cuBLASLt computes never reach dispatch, but
 //                          for decode calls on narrow weights: delegates() below)
-//   M 9-16, bias + activation at most, weight <= 64 MiB, at most 2 x SMs blocks
+//   M 9-16, bias + activation at most, weight <= 64 MiB (or at most 3 x SMs / 8 blocks), at
+//   most 2 x SMs blocks
 //                       -> the same kernel with two token tiles
 //   M 17-64, bias + activation at most, narrow weights (SMs >= blocks x rows of 16 tokens,
 //   rows x N x K <= 2^24)
@@ -187,6 +188,16 @@ constexpr std::int64_t kTwoTokenTilesStepsPerRound = 16;
 constexpr std::int64_t kTokenRowsMaxTokens = 64;
 constexpr std::int64_t kTokenRowsMaxWeightReads = std::int64_t{1} << 24;  // elements: rows x N x K
 
+// At 9-16 tokens a weight of up to 64 MiB, or a larger one narrow enough that 8 K-loop shares of
+// its blocks fit in one wave of three CTAs per SM: H100, 9-16 tokens on N 256-2048 with K
+// 24576-57344 (bench/results/tuning/issue9/decode-gemm/token-rows/long-k-h100/): on 640 x 57344
+// (47 MB) 8 shares ran 0.94x cuBLASLt + bias+GELU where the 128x32 kernel's 8 split-K shares ran
+// 0.69-0.72x; on 768 x 57344 0.79-0.82x against 0.82-0.85x; from 56 blocks the 128x32 kernel won.
+bool two_token_tiles_fit(const GemmArgs& args, int sm_count) {
+  return args.N * args.K <= kTwoTokenTilesMaxWeight ||
+         8 * ceil_div(args.N, 16) <= kTwoTokenTilesCtasPerSm * sm_count;
+}
+
 bool runs_in_token_rows(const GemmArgs& args, int sm_count) {
   const std::int64_t rows = ceil_div(args.M, 16);
   return args.M > 16 && args.M <= kTokenRowsMaxTokens && ceil_div(args.N, 16) * rows <= sm_count &&
@@ -196,7 +207,7 @@ bool runs_in_token_rows(const GemmArgs& args, int sm_count) {
 std::optional<KernelChoice> two_token_tiles(const GemmArgs& args, const std::vector<KernelKey>& candidates,
                                             int sm_count) {
   const std::int64_t blocks = ceil_div(args.N, 16), rows = ceil_div(args.M, 16);
-  const bool decode = args.M > 8 && args.M <= 16 && args.N * args.K <= kTwoTokenTilesMaxWeight &&
+  const bool decode = args.M > 8 && args.M <= 16 && two_token_tiles_fit(args, sm_count) &&
                       blocks <= kTwoTokenTilesCtasPerSm * sm_count;
   if ((!decode && !runs_in_token_rows(args, sm_count)) ||
       required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) {
@@ -282,7 +293,8 @@ std::optional<KernelChoice> swapped32_choice(const GemmArgs& args, const std::ve
 //   kernel took 0.82-0.89x the warp-mma kernel's time on 10240x8192, and on an H100 0.83-0.95x the
 //   swapped 128x64 kernel's on rows under 1536 elements. At 512 blocks the warp-mma kernel was
 //   3-7 % faster at 1-5 tokens and the 128x32 one 2-7 % at 8.
-// - at 9-16 tokens on weights of up to 64 MiB of at most 2 x SMs blocks. On 128-256 blocks the
+// - at 9-16 tokens on weights of up to 64 MiB (or narrow ones: two_token_tiles_fit) of at most
+//   2 x SMs blocks. On 128-256 blocks the
 //   warp-mma kernel was 0-27 % faster; from 288 blocks or 103 MB the 128x32 kernel took 0.72-0.96x
 //   the time of the kernel dispatched before (the 16-token kernel or the swapped 128x64).
 // - at 17-64 tokens in rows of 16 tokens on narrow weights (runs_in_token_rows, H100).
@@ -290,7 +302,7 @@ bool warp_mma_runs_first(const GemmArgs& args, int sm_count) {
   const std::int64_t blocks = ceil_div(args.N, 16), sms = sm_count;
   if (args.M <= 8) return blocks <= 4 * sms;
   if (args.M > 16) return runs_in_token_rows(args, sm_count);
-  return blocks <= 2 * sms && args.N * args.K <= kTwoTokenTilesMaxWeight;
+  return blocks <= 2 * sms && two_token_tiles_fit(args, sm_count);
 }
 
 }  // namespace
