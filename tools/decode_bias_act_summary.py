@@ -82,7 +82,8 @@ def new_rule(M, N, K):
         return ("rows", 8)
     if runs_in_token_rows(M, N, K):
         blocks, rows, steps = ceil_div(N, 16), ceil_div(M, 16), ceil_div(K, 64)
-        splits = next((s for s in (8, 4, 2) if blocks * rows * s <= SMS and steps >= 16 * s), 1)
+        ctas = {8: SMS, 4: 3 * SMS // 2, 2: 2 * SMS}
+        splits = next((s for s in (8, 4, 2) if blocks * rows * s <= ctas[s] and steps >= 16 * s), 1)
         return ("rows", splits)
     shares = swapped32_shares(M, N, K)
     return ("streamk", shares) if shares else ("whole", 1)

@@ -103,9 +103,15 @@ TEST(GemmHeuristics, PicksByShapeClass) {
   EXPECT_EQ(choice_of(shape(64, 512, 16256)), swapped32 + "_streamk splits=4") << "8 tiles, 127 steps";
   EXPECT_EQ(choice_of(shape(17, 2176, 32768)), swapped32 + "_streamk splits=4") << "17 tiles, 256 steps";
   // At 17-64 tokens the 16-token warp-mma kernel in rows of 16 tokens on narrow weights: blocks x
-  // rows <= 132 and rows x N x K <= 2^24, the most shares whose CTAs fit in one per SM.
+  // rows <= 132 and rows x N x K <= 2^24, the most shares whose CTAs number at most 132 (8
+  // shares), 198 (4) or 264 (2).
   const std::string decode16 = "sm90_gemm_bf16_bf16_swap_warpmma_16x16x64_c1x1_biasact_noc";
-  EXPECT_EQ(choice_of(shape(17, 1024, 8192)), decode16) << "64 blocks x 2 rows, 2^24";
+  EXPECT_EQ(choice_of(shape(17, 1024, 8192)), decode16 + " splits=2") << "64 blocks x 2 rows, 2^24";
+  EXPECT_EQ(choice_of(shape(32, 1056, 4096)), decode16 + " splits=2") << "66 blocks x 2 rows x 2 shares = 264";
+  EXPECT_EQ(choice_of(shape(32, 1056, 1984)), decode16) << "31 steps: one share";
+  EXPECT_EQ(choice_of(shape(32, 704, 10240)), decode16 + " splits=2") << "44 blocks x 2 rows";
+  EXPECT_EQ(choice_of(shape(48, 256, 8192)), decode16 + " splits=4") << "16 blocks x 3 rows x 4 = 192";
+  EXPECT_EQ(choice_of(shape(64, 256, 8192)), decode16 + " splits=2") << "16 blocks x 4 rows x 4 = 256";
   EXPECT_EQ(choice_of(shape(17, 1024, 8256)), swapped32 + "_streamk splits=4") << "past 2^24";
   EXPECT_EQ(choice_of(shape(33, 1024, 2048)), swapped32) << "64 blocks x 3 rows > 132";
   EXPECT_EQ(choice_of(shape(64, 256, 16384)), decode16 + " splits=2") << "16 blocks x 4 rows, 2^24";

@@ -174,14 +174,15 @@ std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<Kern
 // (warp_mma_runs_first); the 3 x SMs wave bounds fp16's.
 // At 17-64 tokens the same kernel in rows of 16 tokens (each row reads the weight again), on
 // narrow weights: at most SMs blocks x rows, and rows x N x K <= 2^24 (for example N <= 1024 with
-// K 8192 at 17-32 tokens, N 320 with K 16384 at 33-48). The most shares whose CTAs fit in one
-// CTA per SM, each of at least one round. H100, fp32 bias + GELU against cuBLASLt + the
-// bias+GELU kernel, 275 shapes of N 256-8192, K 2048-32768 at 17-64 tokens with every 128x32 and
-// 16-token kernel forced (bench/results/tuning/issue9/decode-gemm/token-rows/): on the 78 such
-// shapes 0.70-1.27x (geometric mean 0.955; the best of 1, 2, 4, 8 shares 0.979), where the 128x32
-// kernel as dispatched before ran 0.37-0.99x (0.737). More rows or wider weights lost to the
-// 128x32 kernel (1536 x 2048 at 17 tokens: 0.93 against 0.94; 768 x 2048 at 45: 0.92 against
-// 0.93), and a wave of three CTAs per SM, as at 9-16 tokens, lost to one (0.939 against 0.955).
+// K 8192 at 17-32 tokens, N 320 with K 16384 at 33-48). The most shares, each of at least one
+// round, whose CTAs number at most SMs for 8 shares, 1.5 x SMs for 4 and 2 x SMs for 2 (larger
+// clusters placed fewer CTAs well). H100, fp32 bias + GELU against cuBLASLt + the bias+GELU
+// kernel, 275 shapes of N 256-8192, K 2048-32768 at 17-64 tokens with every 128x32 and 16-token
+// kernel forced (bench/results/tuning/issue9/decode-gemm/token-rows/): on the 78 such shapes
+// 0.70-1.27x (geometric mean 0.977; the best of 1, 2, 4, 8 shares 0.979; one CTA per SM for every
+// share count 0.955, three 0.939), where the 128x32 kernel as dispatched before ran 0.37-0.99x
+// (0.737). More rows or wider weights lost to the 128x32 kernel (1536 x 2048 at 17 tokens: 0.93
+// against 0.94; 768 x 2048 at 45: 0.92 against 0.93).
 constexpr std::int64_t kTwoTokenTilesMaxWeight = std::int64_t{1} << 25;  // elements: 64 MiB in 16 bits
 constexpr std::int64_t kTwoTokenTilesCtasPerSm = 3;
 constexpr std::int64_t kTwoTokenTilesStepsPerRound = 16;
@@ -191,7 +192,7 @@ constexpr std::int64_t kTokenRowsMaxWeightReads = std::int64_t{1} << 24;  // ele
 // At 9-16 tokens a weight of up to 64 MiB, or a larger one narrow enough that 8 K-loop shares of
 // its blocks fit in one wave of three CTAs per SM: H100, 9-16 tokens on N 256-2048 with K
 // 24576-57344 (bench/results/tuning/issue9/decode-gemm/token-rows/long-k-h100/): on 640 x 57344
-// (47 MB) 8 shares ran 0.94x cuBLASLt + bias+GELU where the 128x32 kernel's 8 split-K shares ran
+// (73 MB) 8 shares ran 0.94x cuBLASLt + bias+GELU where the 128x32 kernel's 8 split-K shares ran
 // 0.69-0.72x; on 768 x 57344 0.79-0.82x against 0.82-0.85x; from 56 blocks the 128x32 kernel won.
 bool two_token_tiles_fit(const GemmArgs& args, int sm_count) {
   return args.N * args.K <= kTwoTokenTilesMaxWeight ||
@@ -202,6 +203,12 @@ bool runs_in_token_rows(const GemmArgs& args, int sm_count) {
   const std::int64_t rows = ceil_div(args.M, 16);
   return args.M > 16 && args.M <= kTokenRowsMaxTokens && ceil_div(args.N, 16) * rows <= sm_count &&
          rows * args.N * args.K <= kTokenRowsMaxWeightReads;
+}
+
+// The most CTAs of the rows kernel with `splits` shares (clusters of that many CTAs); with at
+// most SMs blocks x rows, 2 shares always fit.
+std::int64_t token_rows_ctas(int splits, std::int64_t sms) {
+  return splits == 8 ? sms : splits == 4 ? 3 * sms / 2 : 2 * sms;
 }
 
 std::optional<KernelChoice> two_token_tiles(const GemmArgs& args, const std::vector<KernelKey>& candidates,
@@ -216,9 +223,9 @@ std::optional<KernelChoice> two_token_tiles(const GemmArgs& args, const std::vec
   const std::optional<KernelKey> key = narrowest(args, candidates, kDecodeTwoTokenTiles);
   if (!key) return std::nullopt;
   KernelChoice choice{*key};
-  const std::int64_t wave = rows > 1 ? sm_count : kTwoTokenTilesCtasPerSm * sm_count;
-  const std::int64_t steps = ceil_div(args.K, 64);
+  const std::int64_t steps = ceil_div(args.K, 64), sms = sm_count;
   for (int splits : {8, 4, 2}) {
+    const std::int64_t wave = rows == 1 ? kTwoTokenTilesCtasPerSm * sms : token_rows_ctas(splits, sms);
     if (blocks * rows * splits <= wave && steps >= kTwoTokenTilesStepsPerRound * splits) {
       choice.splits = splits;
       break;
@@ -241,7 +248,7 @@ constexpr std::int64_t kSwapped32TailStreamKMinK = 4096;
 // Its stream-K twin's K-loop shares: even split-K shares of every tile on few tiles with long K
 // loops (CUTLASS's heuristic mode gave such tiles to up to a wave of CTAs whose partial sums meet
 // one after another: 2-3 tiles with K 32768 took 2.7x cuBLASLt + bias+GELU's time); the heuristic
-// mode past a wave of tiles with a last wave under a quarter full; else 0 (whole tiles).
+// mode (1) past a wave of tiles with a last wave under a quarter full; else none (whole tiles).
 // H100, the 275-shape sweep above (N 256-8192, K 2048-32768, 17-64 tokens; `kit` the K loop's
 // 128-element steps):
 // - 8 shares on at most 8 tiles with kit >= 128: 0.64-0.83x, where the heuristic mode ran
@@ -254,9 +261,9 @@ constexpr std::int64_t kSwapped32TailStreamKMinK = 4096;
 //   0.97), and below kit 64 shares lost to whole tiles;
 // - the heuristic mode past a wave: 10240x8192 at 33-64 tokens, 160 tiles, 0.80-0.84x the whole
 //   tiles' time on an H200; 53248x16384 at 1-16 tokens on an H100, 416 tiles, 0.96-0.98x.
-// These rules over the forced kernels: geometric mean 0.946 over the 275 shapes (every kernel's
-// best 0.959), where the rule before (stream-K's heuristic mode where K >= 8192 on at most SMs / 3
-// weight tiles) ran 0.837.
+// These rules and the token rows above, over the forced kernels: geometric mean 0.952 over the
+// 275 shapes (each shape's best kernel 0.959), where the rules before (stream-K's heuristic mode
+// where K >= 8192 on at most SMs / 3 weight tiles, no token rows) ran 0.835.
 std::optional<int> swapped32_shares(const GemmArgs& args, int sm_count) {
   const std::int64_t tiles = ceil_div(args.N, 128) * ceil_div(args.M, 32), sms = sm_count;
   const std::int64_t k_steps = ceil_div(args.K, 128);
@@ -294,9 +301,9 @@ std::optional<KernelChoice> swapped32_choice(const GemmArgs& args, const std::ve
 //   swapped 128x64 kernel's on rows under 1536 elements. At 512 blocks the warp-mma kernel was
 //   3-7 % faster at 1-5 tokens and the 128x32 one 2-7 % at 8.
 // - at 9-16 tokens on weights of up to 64 MiB (or narrow ones: two_token_tiles_fit) of at most
-//   2 x SMs blocks. On 128-256 blocks the
-//   warp-mma kernel was 0-27 % faster; from 288 blocks or 103 MB the 128x32 kernel took 0.72-0.96x
-//   the time of the kernel dispatched before (the 16-token kernel or the swapped 128x64).
+//   2 x SMs blocks. On 128-256 blocks the warp-mma kernel was 0-27 % faster; from 288 blocks or
+//   103 MB the 128x32 kernel took 0.72-0.96x the time of the kernel dispatched before (the
+//   16-token kernel or the swapped 128x64).
 // - at 17-64 tokens in rows of 16 tokens on narrow weights (runs_in_token_rows, H100).
 bool warp_mma_runs_first(const GemmArgs& args, int sm_count) {
   const std::int64_t blocks = ceil_div(args.N, 16), sms = sm_count;

@@ -96,8 +96,9 @@ __device__ __forceinline__ Element round_to(float v) {
 // tokens of p from `first_token` on: its share of the K loop, the sums met in the cluster's first
 // CTA, and that CTA's Store::store(params, sums, block, g, t, M), which gets lane (g, t)'s four
 // sums of `block` (rows g, g + 8; tokens 2t, 2t + 1) of one token tile; tile j's params are
-// Store::at_rows(params, 0, first_token + 8j) and its M is p.M - first_token - 8j. `seed` scatters the CTAs' K-loop starts. A CTA that makes another pass
-// must have made its earlier ones (`again`): the cluster's barriers pair up pass by pass.
+// Store::at_rows(params, 0, first_token + 8j) and its M is p.M - first_token - 8j. `seed`
+// scatters the CTAs' K-loop starts. A CTA that makes another pass must have made its earlier ones
+// (`again`): the cluster's barriers pair up pass by pass.
 template <class Element, int kWarps, int kUnroll, int kGroups, int kTokenTiles, class Store>
 __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Params& store, std::int64_t first_block,
                                      std::uint64_t seed, bool again, int first_token = 0) {
