@@ -8,7 +8,7 @@ With --rule-over-sweep, for runs whose swapped 128x32 and 16-token warp-mma rows
 --sweep: the ratios two dispatch rules give over those rows (132 SMs), where each finds its choice:
 - 7964f1a's: the warp-mma rows as dispatched where that dispatch keeps them (at most 16 tokens,
   rules unchanged since), else the 128x32 kernel's whole tiles or CUTLASS's heuristic stream-K;
-- the rule of src/dispatch/sm90/gemm_heuristics.cpp since this tool's change ("rows + shares"):
+- d96a958's, src/dispatch/sm90/gemm_heuristics.cpp ("rows + shares"):
   the 16-token kernel in rows of 16 tokens on narrow weights at 17-64 tokens, and the 128x32
   kernel's split-K shares (8, 4, 2) on few long K loops;
 and the best forced row of each point.

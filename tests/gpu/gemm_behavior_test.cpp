@@ -234,9 +234,8 @@ TEST_F(GemmBehavior, IndexesPastTwoToThe31Elements) {
 // Up to 64 tokens, an epilogue cuBLASLt does not compute runs epifuse's decode kernels
 // (gemm_heuristics.cpp): the warp-mma kernels while their blocks fit in a wave (two token tiles past
 // 8 tokens, rows of 16 tokens on narrow weights past 16), else the swapped 128x32 kernel (split-K
-// shares of few long K loops). Also inside a CUDA
-// graph, replayed on new inputs, as does a plain call on a narrow weight; a plain call on a wider
-// one stays with cuBLASLt.
+// shares of few long K loops). Also inside a CUDA graph, replayed on new inputs, as does a plain
+// call on a narrow weight; a plain call on a wider one stays with cuBLASLt.
 TEST_F(GemmBehavior, DecodeRunsItsKernelsAlsoInAGraph) {
   const GemmCase plain = {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0, {}};
   const GemmProblem delegated_problem(plain, case_seed(plain.name()));
