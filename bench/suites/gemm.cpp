@@ -378,15 +378,13 @@ class ShapeRun {
         continue;
       }
       if (shape_.M > max_tokens(k)) continue;
-      for (std::size_t e = 0; e < sweep_epilogues_.size(); ++e) {
-        const Epilogue& epilogue = operand_sets_[e]->args(0).epilogue;
-        if (required_coverage(epilogue) <= k.epilogue && (k.has_c || !epilogue.residual)) add({k}, e, "auto");
-      }
       // The knobs below run on the last timed epilogue the kernel serves (bias_gelu where timed).
       std::size_t last = 0;
       for (std::size_t e = 0; e < sweep_epilogues_.size(); ++e) {
         const Epilogue& epilogue = operand_sets_[e]->args(0).epilogue;
-        if (required_coverage(epilogue) <= k.epilogue && (k.has_c || !epilogue.residual)) last = e;
+        if (required_coverage(epilogue) > k.epilogue || (!k.has_c && epilogue.residual)) continue;
+        add({k}, e, "auto");
+        last = e;
       }
       // Split-K shares of the swapped stream-K kernel (decode).
       if (k.decomposition == Decomposition::kStreamK && k.swap_ab && shape_.M <= 64) {

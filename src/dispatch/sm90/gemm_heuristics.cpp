@@ -247,18 +247,18 @@ constexpr std::int64_t kSwapped32TailStreamKMinK = 4096;
 
 // Its stream-K twin's K-loop shares: even split-K shares of every tile on few tiles with long K
 // loops (CUTLASS's heuristic mode gave such tiles to up to a wave of CTAs whose partial sums meet
-// one after another: 2-3 tiles with K 32768 took 2.7x cuBLASLt + bias+GELU's time); the heuristic
+// one after another: 2-3 tiles with K 32768 took 2.6-2.8x cuBLASLt + bias+GELU's time); the heuristic
 // mode (1) past a wave of tiles with a last wave under a quarter full; else none (whole tiles).
 // H100, the 275-shape sweep above (N 256-8192, K 2048-32768, 17-64 tokens; `kit` the K loop's
-// 128-element steps):
-// - 8 shares on at most 8 tiles with kit >= 128: 0.64-0.83x, where the heuristic mode ran
-//   0.36-0.69x (4 shares were better on 3 tiles, 0.62 against 0.53);
-// - 4 on at most 16 tiles with kit >= 64, or 32 with kit >= 96: 0.66-1.04x against 0.48-1.02x
-//   (the catalogue grid's 3584x14336 and 4096x14336 at 9-32 tokens: 0.93-1.00x, whole tiles
-//   0.83-0.94x, the heuristic mode 0.93-0.96x);
-// - 2 on at most SMs / 2 tiles of two token tiles (33-64 tokens) with kit >= 64: 0.94-1.09x
-//   against 0.89-1.05x; with one token tile whole tiles were faster (6144 x 16384: 1.10 against
-//   0.97), and below kit 64 shares lost to whole tiles;
+// 128-element steps), the shapes each rule takes, against the heuristic mode and whole tiles:
+// - 8 shares on at most 8 tiles with kit >= 128 (27 shapes): 0.53-0.83x, against 0.36-0.69x and
+//   0.23-0.53x (4 shares were better on 3 tiles, 0.62 against 0.53);
+// - 4 on at most 16 tiles with kit >= 64, or 32 with kit >= 96 (50): 0.81-1.06x, against
+//   0.68-1.00x and 0.38-1.01x (the catalogue grid's 3584x14336 and 4096x14336 at 9-32 tokens:
+//   0.93-1.00x, whole tiles 0.83-0.94x, the heuristic mode 0.93-0.96x);
+// - 2 on at most SMs / 2 tiles of two token tiles (33-64 tokens) with kit >= 64 (16): 0.84-1.09x,
+//   against 0.83-1.05x and 0.77-1.03x; with one token tile whole tiles were faster (6144 x 16384:
+//   1.10 against 0.97), and below kit 64 shares lost to whole tiles;
 // - the heuristic mode past a wave: 10240x8192 at 33-64 tokens, 160 tiles, 0.80-0.84x the whole
 //   tiles' time on an H200; 53248x16384 at 1-16 tokens on an H100, 416 tiles, 0.96-0.98x.
 // These rules and the token rows above, over the forced kernels: geometric mean 0.952 over the
