@@ -59,6 +59,7 @@ double median_us(const std::function<void(int)>& launch, int reps) {
 const char* variant_name(Variant v) {
   switch (v) {
     case Variant::kWide: return "wide";
+    case Variant::kWidePairs: return "wide pairs";
     case Variant::kPairs: return "pairs";
     case Variant::kSingles: return "singles";
   }
@@ -136,7 +137,7 @@ int main(int argc, char** argv) {
           const double waves = static_cast<double>(ctas) / (resident[static_cast<int>(v)] * sms);
           char label[96];
           std::snprintf(label, sizeof label, "%-7s splits %d (%.2f waves)%s", variant_name(v), splits, waves,
-                        v == warp_mma::choose_variant(blocks, splits, 1, sms) && splits == rule_splits
+                        v == warp_mma::choose_variant(blocks, splits, sms) && splits == rule_splits
                             ? "  <- dispatch"
                             : "");
           names.push_back(label);

@@ -170,8 +170,10 @@ TEST(GemmHeuristics, BiasActivationOverlapsItsEpilogueOnManyTiles) {
 // (alpha, a column bias, an activation; D in the inputs' type) and its blocks of 16 rows fit in a
 // wave: up to 8 tokens one token tile in 4 x 132 single CTAs, with the most K-loop shares whose
 // CTAs fit in a wave of the wide CTAs (2 per SM, 1.7 in clusters of 4 or 8) with at least 32 steps
-// each; at 9-16 tokens two, on weights of up to 64 MiB whose blocks fit in 2 x 132 wide CTAs, with
-// the most shares that fit in 3 x 132 with at least 16 steps each. Past those waves the swapped
+// each; at 9-16 tokens two, on weights of up to 64 MiB (or narrow ones with rows of up to 32768)
+// whose blocks fit in 2 x 132 wide CTAs, with the most shares that fit in 3 x 132 with at least 16
+// steps each (two blocks per CTA from 32 MiB: 2 x 132 CTAs, fewer in clusters of 4 or 8, or 8
+// shares of CTAs of 4 warps on up to 66 CTAs). Past those waves the swapped
 // 128x32 kernel; where a dtype lacks it (fp16), the warp-mma kernels as before it: two shares where
 // the singles' last wave is short, two token tiles up to 3 x 132 blocks. (Calls cuBLASLt computes
 // are delegated before dispatch: gemm_behavior_test.cpp.)
@@ -192,8 +194,12 @@ TEST(GemmHeuristics, DecodeKernelsByWaves) {
   EXPECT_EQ(chosen(shape(8, 10240, 8192)), swapped32) << "640 blocks";
   EXPECT_EQ(chosen(shape(9, 4096, 4096)), decode16);
   EXPECT_EQ(chosen(shape(16, 4096, 8192)), decode16) << "64 MiB of weight";
-  EXPECT_EQ(chosen(shape(16, 4096, 8256)), swapped32) << "past 64 MiB; 32 tiles of 65 K steps: whole";
-  EXPECT_EQ(chosen(shape(16, 3584, 14336)), swapped32 + "_streamk") << "past 64 MiB; 28 tiles of 112 K steps";
+  EXPECT_EQ(chosen(shape(16, 4096, 8256)), decode16) << "past 64 MiB on 256 blocks, rows of at most 20480";
+  EXPECT_EQ(chosen(shape(16, 3584, 14336)), decode16) << "past 64 MiB on 224 blocks, rows of at most 20480";
+  EXPECT_EQ(chosen(shape(16, 4096, 20544)), swapped32 + "_streamk") << "256 blocks, rows past 20480";
+  EXPECT_EQ(chosen(shape(16, 2112, 32768)), decode16) << "132 blocks, rows of at most 32768";
+  EXPECT_EQ(chosen(shape(16, 2112, 32832)), swapped32 + "_streamk") << "132 blocks, rows past 32768";
+  EXPECT_EQ(chosen(shape(16, 2128, 28672)), swapped32 + "_streamk") << "133 blocks, rows past 20480";
   EXPECT_EQ(chosen(shape(11, 784, 43008)), decode16) << "past 64 MiB, 49 blocks: 8 shares fit in 3 x 132";
   EXPECT_EQ(chosen(shape(11, 800, 43008)), swapped32 + "_streamk") << "past 64 MiB, 50 blocks";
   EXPECT_EQ(chosen(shape(16, 8192, 3584)), swapped32) << "512 blocks";
@@ -224,6 +230,10 @@ TEST(GemmHeuristics, DecodeKernelsByWaves) {
       {13, 256, 20032, 8, "16 blocks, 313 steps"},
       {11, 640, 56384, 8, "40 blocks, 72 MB"},
       {16, 1024, 4096, 4, "64 blocks, 64 steps"},
+      {16, 4096, 4096, 2, "two blocks per CTA from 32 MiB: 128 CTAs, 2 shares fill one wave"},
+      {16, 1024, 28672, 4, "two blocks per CTA: 32 CTAs, 4 shares within 1.5 x SMs"},
+      {16, 2048, 14336, 8, "two blocks per CTA: 64 CTAs, 8 shares of CTAs of 4 warps"},
+      {16, 6144, 4096, 1, "two blocks per CTA: 192 CTAs", DType::kFP16},
       {11, 1664, 512, 1, "8 steps"},
   };
   for (const Shares& c : shares) {

@@ -8,8 +8,8 @@
 //                       -> the warp-mma kernel (mma.sync warps streaming the weight rows), with 1
 //                          to 8 K-loop shares (calls cuBLASLt computes never reach dispatch, but
 //                          for decode calls on narrow weights: delegates() below)
-//   M 9-16, bias + activation at most, weight <= 64 MiB (or at most 3 x SMs / 8 blocks), at
-//   most 2 x SMs blocks
+//   M 9-16, bias + activation at most, weight <= 64 MiB (or at most 3 x SMs / 8 blocks, or rows
+//   of at most 32768 on at most SMs blocks, 20480 on 2 x SMs), at most 2 x SMs blocks
 //                       -> the same kernel with two token tiles
 //   M 17-64, bias + activation at most, narrow weights (SMs >= blocks x rows of 16 tokens,
 //   rows x N x K <= 2^24)
@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "dispatch/sm90/heuristics.hpp"
+#include "kernels/sm90/warp_mma_gemm_rules.hpp"
 
 namespace epifuse::detail::sm90 {
 namespace {
@@ -163,26 +164,22 @@ std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<Kern
   return narrowest(args, candidates, kDecode);
 }
 
-// At 9-16 tokens the warp-mma kernel of two token tiles (its wide CTAs, three per SM), on weights
-// of up to 64 MiB whose blocks of 16 rows fit in one wave of those CTAs; the most K-loop shares
-// (1, 2, 4 or 8) that still fit in it, each of at least one round of 8 warps x 2 steps. At
-// 129ebdc it took 0.66-1.01x the time of the best swapped 128x64 kernel in the same run on such
-// weights (36 grid points). With one share at b8779ad it took 1.21-1.33x that time on a weight of
-// 512 blocks (Gemma-2 9B's qkv), and on larger weights it lost too (exp13 and exp14 in the folder
-// above). The share count picked the fastest of 1, 2, 4 and 8 at all 43 such points of the sweep
-// (16-384 blocks). bf16 calls past 2 x SMs blocks take the swapped 128x32 kernel before this rule
-// (warp_mma_runs_first); the 3 x SMs wave bounds fp16's.
-// At 17-64 tokens the same kernel in rows of 16 tokens (each row reads the weight again), on
-// narrow weights: at most SMs blocks x rows, and rows x N x K <= 2^24 (for example N <= 1024 with
-// K 8192 at 17-32 tokens, N 320 with K 16384 at 33-48). The most shares, each of at least one
-// round, whose CTAs number at most SMs for 8 shares, 1.5 x SMs for 4 and 2 x SMs for 2 (larger
-// clusters placed fewer CTAs well). H100, fp32 bias + GELU against cuBLASLt + the bias+GELU
-// kernel, 275 shapes of N 256-8192, K 2048-32768 at 17-64 tokens with every 128x32 and 16-token
-// kernel forced (bench/results/tuning/issue9/decode-gemm/token-rows/): on the 78 such shapes
-// 0.70-1.27x (geometric mean 0.977; the best of 1, 2, 4, 8 shares 0.979; one CTA per SM for every
-// share count 0.955, three 0.939), where the 128x32 kernel as dispatched before ran 0.37-0.99x
-// (0.737). More rows or wider weights lost to the 128x32 kernel (1536 x 2048 at 17 tokens: 0.93
-// against 0.94; 768 x 2048 at 45: 0.92 against 0.93).
+// At 9-16 tokens the warp-mma kernel of two token tiles, on weights of up to 64 MiB whose blocks
+// of 16 rows fit in one wave of its CTAs, and on longer rows of narrow weights
+// (two_token_tiles_fit). Its CTAs (warp_mma_mainloop.cuh: launch_chosen) hold one block (8 warps,
+// three per SM) or, on weights of at least 32 MiB and 64 blocks, two (8 warps, two per SM). K-loop
+// shares: with one block, the most (1, 2, 4 or 8) whose CTAs fit in one wave of them, each of at
+// least one round of 8 warps x 2 steps. At 129ebdc it took 0.66-1.01x the time of the best swapped
+// 128x64 kernel in the same run on such weights (36 grid points). With one share at b8779ad it
+// took 1.21-1.33x that time on a weight of 512 blocks (Gemma-2 9B's qkv), and on larger weights it
+// lost too (exp13 and exp14 in the folder above). The share count picked the fastest of 1, 2, 4
+// and 8 at all 43 such points of the sweep (16-384 blocks). With two blocks, the most shares whose
+// CTAs fit the cluster caps below (cluster_ctas), or 8 shares of CTAs of 4 warps where those caps
+// leave 2 on at most SMs / 2 CTAs: H100, the tiles probe (bench/results/tuning/issue9/decode-gemm/
+// block-pairs/) on 15 weights of 32-235 MB at 9 and 16 tokens, this count was the fastest of 1, 2,
+// 4 and 8 for the CTAs it runs at every point, and 8 shares of 4 warps took 0.92-0.95x the time of
+// 2 of 8 on 128 blocks (2048 x 14336, 2048 x 28672). bf16 calls past 2 x SMs blocks take the swapped
+// 128x32 kernel before this rule (warp_mma_runs_first); the 3 x SMs wave bounds fp16's.
 constexpr std::int64_t kTwoTokenTilesMaxWeight = std::int64_t{1} << 25;  // elements: 64 MiB in 16 bits
 constexpr std::int64_t kTwoTokenTilesCtasPerSm = 3;
 constexpr std::int64_t kTwoTokenTilesStepsPerRound = 16;
@@ -193,10 +190,21 @@ constexpr std::int64_t kTokenRowsMaxWeightReads = std::int64_t{1} << 24;  // ele
 // its blocks fit in one wave of three CTAs per SM: H100, 9-16 tokens on N 256-2048 with K
 // 24576-57344 (bench/results/tuning/issue9/decode-gemm/token-rows/long-k-h100/): on 640 x 57344
 // (73 MB) 8 shares ran 0.94x cuBLASLt + bias+GELU where the 128x32 kernel's 8 split-K shares ran
-// 0.69-0.72x; on 768 x 57344 0.79-0.82x against 0.82-0.85x; from 56 blocks the 128x32 kernel won.
+// 0.69-0.72x; on 768 x 57344 0.79-0.82x against 0.82-0.85x. With CTAs of two blocks also, on rows
+// of up to 32768 elements, at most SMs blocks, or 2 x SMs with rows of up to 20480: H100, fp32
+// bias + GELU at 9 and 16 tokens against cuBLASLt + bias+GELU, both kernels forced at every share
+// count (bench/results/tuning/issue9/decode-gemm/block-pairs/), the best of each: 1024 x 28672
+// 0.871-0.879x against the 128x32 kernel's 0.817-0.839x, 2048 x 28672 0.947-0.952x against
+// 0.905-0.950x, 3072 x 14336 0.989-0.992x against 0.967-0.972x, Gemma-2 9B's 3584 x 14336
+// 0.977-0.980x against 0.946-0.963x, 4096 x 14336 and Qwen2.5-7B's 3584 x 18944 within 1 % either
+// way; on 3072 x 28672 the 128x32 kernel was 1-2.5 % faster, on N >= 5120 2-15 %.
+constexpr std::int64_t kBlockPairsMaxK = 32768;
+constexpr std::int64_t kBlockPairsWideMaxK = 20480;
+
 bool two_token_tiles_fit(const GemmArgs& args, int sm_count) {
-  return args.N * args.K <= kTwoTokenTilesMaxWeight ||
-         8 * ceil_div(args.N, 16) <= kTwoTokenTilesCtasPerSm * sm_count;
+  const std::int64_t blocks = ceil_div(args.N, 16), sms = sm_count;
+  if (args.N * args.K <= kTwoTokenTilesMaxWeight || 8 * blocks <= kTwoTokenTilesCtasPerSm * sms) return true;
+  return args.K <= kBlockPairsMaxK && (blocks <= sms || (blocks <= 2 * sms && args.K <= kBlockPairsWideMaxK));
 }
 
 bool runs_in_token_rows(const GemmArgs& args, int sm_count) {
@@ -205,9 +213,10 @@ bool runs_in_token_rows(const GemmArgs& args, int sm_count) {
          rows * args.N * args.K <= kTokenRowsMaxWeightReads;
 }
 
-// The most CTAs of the rows kernel with `splits` shares (clusters of that many CTAs); with at
-// most SMs blocks x rows, 2 shares always fit.
-std::int64_t token_rows_ctas(int splits, std::int64_t sms) {
+// The most CTAs of 8 warps of the two-token-tile kernel (its rows, or two blocks per CTA) with
+// `splits` shares (clusters of that many CTAs); with at most SMs blocks x rows, 2 shares of the
+// rows kernel always fit.
+std::int64_t cluster_ctas(int splits, std::int64_t sms) {
   return splits == 8 ? sms : splits == 4 ? 3 * sms / 2 : 2 * sms;
 }
 
@@ -224,13 +233,16 @@ std::optional<KernelChoice> two_token_tiles(const GemmArgs& args, const std::vec
   if (!key) return std::nullopt;
   KernelChoice choice{*key};
   const std::int64_t steps = ceil_div(args.K, 64), sms = sm_count;
+  const bool pairs = rows == 1 && kernels::sm90::warp_mma::runs_block_pairs(args.N, args.K);
+  const std::int64_t ctas = pairs ? ceil_div(blocks, 2) : blocks * rows;
   for (int splits : {8, 4, 2}) {
-    const std::int64_t wave = rows == 1 ? kTwoTokenTilesCtasPerSm * sms : token_rows_ctas(splits, sms);
-    if (blocks * rows * splits <= wave && steps >= kTwoTokenTilesStepsPerRound * splits) {
+    const std::int64_t wave = rows == 1 && !pairs ? kTwoTokenTilesCtasPerSm * sms : cluster_ctas(splits, sms);
+    if (ctas * splits <= wave && steps >= kTwoTokenTilesStepsPerRound * splits) {
       choice.splits = splits;
       break;
     }
   }
+  if (pairs && choice.splits == 2 && 2 * ctas <= sms && steps >= kTwoTokenTilesStepsPerRound * 8) choice.splits = 8;
   return choice;
 }
 

@@ -27,6 +27,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/sm90/warp_mma_gemm_rules.hpp"
+
 namespace epifuse::kernels::sm90::warp_mma {
 
 constexpr int kStepK = 64;       // k per warp step: 4 lanes x 16 elements
@@ -137,8 +139,12 @@ __device__ __forceinline__ void pass(const Mainloop& p, const typename Store::Pa
   bool has_high[kGroups];
 #pragma unroll
   for (int r = 0; r < kGroups; ++r) {
+    // The 16-token kernel's CTAs of two blocks past an odd count read the last row again for
+    // their second block (no branch in the loop); its sums are never stored. (The grouped kernels
+    // run two blocks per CTA only on even counts, and the clamp spilled in their gate/up pairs.)
     const std::int64_t row = (first_block + r) * kBlockRows + g;
-    low_rows[r] = w + row * p.ldw + first_column;
+    const std::int64_t read_row = kGroups > 1 && kTokenTiles > 1 ? min(row, p.rows - 1) : row;
+    low_rows[r] = w + read_row * p.ldw + first_column;
     has_high[r] = row + 8 < p.rows;
   }
   const std::int64_t high_rows = 8 * p.ldw;
@@ -246,23 +252,23 @@ __global__ void __launch_bounds__(kWarps * 32) kernel(const Mainloop p, const ty
 }
 
 // The compiled variants: CTAs of 16 or 32 rows, 4 or 8 warps.
-enum class Variant { kWide, kPairs, kSingles };
+enum class Variant { kWide, kWidePairs, kPairs, kSingles };
 
-constexpr int warps_of(Variant v) { return v == Variant::kWide ? 8 : 4; }
-constexpr int groups_of(Variant v) { return v == Variant::kPairs ? 2 : 1; }
-constexpr int kUnrollSteps = 4;  // every variant's: k steps whose loads are in flight at once
+constexpr int warps_of(Variant v) { return v == Variant::kWide || v == Variant::kWidePairs ? 8 : 4; }
+constexpr int groups_of(Variant v) { return v == Variant::kPairs || v == Variant::kWidePairs ? 2 : 1; }
+constexpr int kUnrollSteps = 4;  // one token tile's: k steps whose loads are in flight at once
 
-// Two token tiles hold twice the x fragments: with 2 steps in flight the wide CTAs keep 80
-// registers, three CTAs per SM (with 4 steps, 142: one). H200, 16 tokens on 18 weights of 8-470 MB
-// rotated past L2 (bench/results/tuning/issue9/decode-gemm/two-token-tiles/): with 2 steps the
-// wide CTAs took 0.64-0.90x their time with 4 on the 15 weights of 2560 rows or more (1.07-1.13x
-// on 1024-2048 rows, where dispatch shares the K loop over a cluster), and 0.90-1.01x the time
-// of the best singles (2, 3 or 4 steps) on the 11 weights of up to 64 MiB.
-constexpr int unroll_steps(int token_tiles) { return token_tiles == 1 ? kUnrollSteps : 2; }
+// Two token tiles hold twice the x fragments. CTAs of one block keep 2 steps in flight: 80
+// registers, three wide CTAs per SM (with 4 steps, 142: one). CTAs of two blocks keep one: each
+// lane's x fragments then serve 32 weight rows, which halves the x bytes a CTA reads from L2 for
+// the same weight bytes (with one block they equal them), at 96-98 registers (two CTAs of 8 warps
+// per SM, five of 4). See launch_chosen for where each runs.
+constexpr int unroll_steps(int groups, int token_tiles) { return token_tiles == 1 ? kUnrollSteps : groups == 1 ? 2 : 1; }
 
 template <class Element, Variant v, class Store, int kTokenTiles = 1, bool kTokenRows = false>
 constexpr auto kernel_of() {
-  return &kernel<Element, warps_of(v), unroll_steps(kTokenTiles), groups_of(v), kTokenTiles, Store, kTokenRows>;
+  return &kernel<Element, warps_of(v), unroll_steps(groups_of(v), kTokenTiles), groups_of(v), kTokenTiles, Store,
+                 kTokenRows>;
 }
 
 template <class Element, Variant v, class Store>
@@ -277,17 +283,16 @@ int resident_ctas_per_sm() {
   return ctas;
 }
 
-// The dense kernels' CTAs: the wide where a cluster shares the K loop (splits > 1: narrow
-// weights), where all blocks fit in one wave of them, and for two token tiles; otherwise the
-// singles. With one token tile ptxas gives both 124-126 registers (load_weight's hinted loads
-// keep a warp's four steps in flight): two wide or four singles per SM. H200, the GEMM kernel at 8 tokens, weights rotated
-// past L2 (bench/results/tuning/issue9/decode-gemm/two-token-tiles/), one K-loop share: on 64-256
+// The dense kernels' CTAs at one token tile: the wide where a cluster shares the K loop (splits >
+// 1: narrow weights) or where all blocks fit in one wave of them; otherwise the singles. ptxas
+// gives both 124-126 registers (load_weight's hinted loads keep a warp's four steps in flight):
+// two wide or four singles per SM. H200, the GEMM kernel at 8 tokens, weights rotated past L2
+// (bench/results/tuning/issue9/decode-gemm/two-token-tiles/), one K-loop share: on 64-256
 // blocks (1024x4096 to 4096x16384) the wide took 0.79-0.98x the singles' time; on 288-384 blocks
 // (4608x3584, 5120x3072, 6144x4096) 1.17-1.33x, a second wave; on 512-1024 blocks 1.00-1.13x,
-// but 0.96-0.97x on 10240x8192. Two token tiles run the wide CTAs with 2 steps in flight
-// (unroll_steps).
-inline Variant choose_variant(std::int64_t blocks, int splits, int token_tiles, int sm_count) {
-  if (token_tiles > 1 || splits > 1 || blocks <= 2 * static_cast<std::int64_t>(sm_count)) return Variant::kWide;
+// but 0.96-0.97x on 10240x8192. At two token tiles (up to 16 tokens): launch_chosen.
+inline Variant choose_variant(std::int64_t blocks, int splits, int sm_count) {
+  if (splits > 1 || blocks <= 2 * static_cast<std::int64_t>(sm_count)) return Variant::kWide;
   return Variant::kSingles;
 }
 
@@ -297,7 +302,7 @@ template <Variant v, class Function, class... Args>
 cudaError_t launch_ctas(Function function, std::int64_t blocks, int splits, unsigned rows_y, cudaStream_t stream,
                         const Args&... args) {
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(blocks / groups_of(v) * splits), rows_y);
+  config.gridDim = dim3(static_cast<unsigned>((blocks + groups_of(v) - 1) / groups_of(v) * splits), rows_y);
   config.blockDim = dim3(warps_of(v) * 32);
   config.stream = stream;
   cudaLaunchAttribute cluster[1];
@@ -310,30 +315,50 @@ cudaError_t launch_ctas(Function function, std::int64_t blocks, int splits, unsi
   return cudaLaunchKernelEx(&config, function, args...);
 }
 
-// Up to 8·kTokenTiles tokens; the two-token-tile kernel also more, in rows of 16 tokens.
+// Up to 8·kTokenTiles tokens.
 template <class Element, Variant v, class Store, int kTokenTiles = 1>
 cudaError_t launch(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks, int splits,
                    cudaStream_t stream) {
-  if constexpr (kTokenTiles == 2) {
-    const unsigned token_rows = static_cast<unsigned>((mainloop.M + kTokens * kTokenTiles - 1) / (kTokens * kTokenTiles));
-    if (token_rows > 1) {
-      return launch_ctas<v>(kernel_of<Element, v, Store, kTokenTiles, true>(), blocks, splits, token_rows, stream,
-                            mainloop, store);
-    }
-  }
   return launch_ctas<v>(kernel_of<Element, v, Store, kTokenTiles>(), blocks, splits, 1, stream, mainloop, store);
 }
 
-// Launches the variant choose_variant picks.
+// Launches the variant choose_variant picks at one token tile. At two, up to 16 tokens: CTAs of
+// two blocks on weights of at least 32 MiB and 64 blocks (runs_block_pairs), 8 warps where they
+// fit in one wave of two per SM, else 4; otherwise the wide CTAs of one block. H100, 9 and 16
+// tokens on 21 weights of 8-235 MB rotated past L2, each CTA shape at 1-8 shares, every launch a
+// CUDA graph timed alone (epifuse-warp-mma-tiles-probe, bench/results/tuning/issue9/decode-gemm/
+// block-pairs/), the best shares of each:
+// - two blocks took 0.81-0.91x one block's time on the 8 weights of 67 MB or more and N >= 3072
+//   (8192 x 8192: 52.7 against 64.0 µs), 0.94-0.99x on 4096 x 4096 and 1024-2048 x 28672-57344,
+//   0.98-1.02x on the 50-59 MB ones; one block took 0.86-0.95x their time on 2048 x 2048,
+//   3072 x 3072 and 1024 x 8192 (8-19 MB);
+// - 8 warps took 0.93-0.99x the time of 4 where they got the same warps per SM, and 4 warps in 8
+//   shares 0.92-0.95x the time of 8 warps in 2 on 128 blocks (2048 x 14336, 2048 x 28672;
+//   dispatch: gemm_heuristics.cpp).
+// Past 16 tokens the wide CTAs of one block run in rows of 16 tokens.
 template <class Element, class Store, int kTokenTiles = 1>
 cudaError_t launch_chosen(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks,
                           int splits, int sm_count, cudaStream_t stream) {
   if constexpr (kTokenTiles == 1) {
-    if (choose_variant(blocks, splits, kTokenTiles, sm_count) == Variant::kSingles) {
+    if (choose_variant(blocks, splits, sm_count) == Variant::kSingles) {
       return launch<Element, Variant::kSingles, Store>(mainloop, store, blocks, splits, stream);
     }
+    return launch<Element, Variant::kWide, Store>(mainloop, store, blocks, splits, stream);
+  } else {
+    constexpr int kRowTokens = kTokens * kTokenTiles;
+    if (mainloop.M > kRowTokens) {
+      const unsigned token_rows = static_cast<unsigned>((mainloop.M + kRowTokens - 1) / kRowTokens);
+      return launch_ctas<Variant::kWide>(kernel_of<Element, Variant::kWide, Store, kTokenTiles, true>(), blocks, splits,
+                                         token_rows, stream, mainloop, store);
+    }
+    if (!runs_block_pairs(mainloop.rows, mainloop.K)) {
+      return launch<Element, Variant::kWide, Store, kTokenTiles>(mainloop, store, blocks, splits, stream);
+    }
+    if (block_pairs_are_wide(blocks, splits, sm_count)) {
+      return launch<Element, Variant::kWidePairs, Store, kTokenTiles>(mainloop, store, blocks, splits, stream);
+    }
+    return launch<Element, Variant::kPairs, Store, kTokenTiles>(mainloop, store, blocks, splits, stream);
   }
-  return launch<Element, Variant::kWide, Store, kTokenTiles>(mainloop, store, blocks, splits, stream);
 }
 
 }  // namespace epifuse::kernels::sm90::warp_mma
