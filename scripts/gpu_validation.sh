@@ -99,7 +99,7 @@ for stage in "${stages[@]}"; do
       run memcheck 400 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/epifuse_gpu_tests" --gtest_filter="$filter"
       tail -3 "$out/memcheck.log"
       run racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/epifuse_gpu_tests" \
-        --gtest_filter='*EveryKernel*/1x1000x520*:*EveryKernel*/7x1000x8200*:*EveryKernel*/15x1000x8200*:*EveryKernel*/45x1000x8200*:*EveryKernel*/13x17000x520*:*Features*/1x1000x520*sm90_gated_mlp*:*share_tail*:*GroupedGatedTest*E8_T434*:*GroupedGemmTest*E8_T434*:*MoeMlpTest*T37*:*GroupedGatedTest*bound2*'
+        --gtest_filter='*EveryKernel*/1x1000x520*:*EveryKernel*/7x1000x8200*:*EveryKernel*/15x1000x8200*:*EveryKernel*/45x1000x8200*:*EveryKernel*/15x1040x16384*:*EveryKernel*/13x17000x1024*:*Features*/1x1000x520*sm90_gated_mlp*:*share_tail*:*GroupedGatedTest*E8_T434*:*GroupedGemmTest*E8_T434*:*MoeMlpTest*T37*:*GroupedGatedTest*bound2*'
       tail -3 "$out/racecheck.log"
       ;;
   esac

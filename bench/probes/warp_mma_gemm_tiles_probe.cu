@@ -39,24 +39,27 @@ using Kernel = void (*)(const warp_mma::Mainloop, const warp_mma::GemmStore::Par
 struct Config {
   const char* name;
   int warps, groups, token_tiles;
+  bool token_rows;  // rows of 8 x token_tiles tokens along the grid's y, each reading the weight again
   Kernel kernel;
 };
 
-template <int kWarps, int kUnroll, int kGroups, int kTokenTiles>
+template <int kWarps, int kUnroll, int kGroups, int kTokenTiles, bool kTokenRows = false>
 Config config(const char* name) {
-  return {name, kWarps, kGroups, kTokenTiles,
-          &warp_mma::kernel<Element, kWarps, kUnroll, kGroups, kTokenTiles, warp_mma::GemmStore, false>};
+  return {name, kWarps, kGroups, kTokenTiles, kTokenRows,
+          &warp_mma::kernel<Element, kWarps, kUnroll, kGroups, kTokenTiles, warp_mma::GemmStore, kTokenRows>};
 }
 
 // The compiled ones first (one token tile: wide 8 warps, singles 4; two: the rows kernel's one
 // block with two steps, and two blocks of 8 or 4 warps with one), then others: two blocks at one
-// token tile, and at two the singles with two steps and the pairs with two.
+// token tile, at two the singles with two steps and the pairs with two, and one token tile in rows
+// of 8 tokens.
 std::vector<Config> configs() {
   return {config<8, 4, 1, 1>("w8 u4 g1 t1 (wide)"),  config<4, 4, 1, 1>("w4 u4 g1 t1 (singles)"),
           config<8, 2, 2, 1>("w8 u2 g2 t1"),         config<4, 2, 2, 1>("w4 u2 g2 t1"),
           config<8, 2, 1, 2>("w8 u2 g1 t2 (one block)"), config<8, 1, 2, 2>("w8 u1 g2 t2 (wide pairs)"),
           config<4, 1, 2, 2>("w4 u1 g2 t2 (pairs)"), config<4, 2, 1, 2>("w4 u2 g1 t2"),
-          config<4, 2, 2, 2>("w4 u2 g2 t2")};
+          config<4, 2, 2, 2>("w4 u2 g2 t2"),         config<8, 4, 1, 1, true>("w8 u4 g1 t1 rows"),
+          config<4, 4, 1, 1, true>("w4 u4 g1 t1 rows"), config<4, 2, 1, 1, true>("w4 u2 g1 t1 rows")};
 }
 
 __global__ void fill(Element* p, std::size_t n, unsigned seed) {
@@ -130,9 +133,11 @@ struct GraphTimer {
 
 cudaError_t launch(const Config& c, const warp_mma::Mainloop& p, const warp_mma::GemmStore::Params& store,
                    std::int64_t blocks, int splits, cudaStream_t stream) {
+  const int row_tokens = warp_mma::kTokens * c.token_tiles;
   cudaLaunchConfig_t lc = {};
   lc.stream = stream;
-  lc.gridDim = dim3(static_cast<unsigned>((blocks + c.groups - 1) / c.groups * splits));
+  lc.gridDim = dim3(static_cast<unsigned>((blocks + c.groups - 1) / c.groups * splits),
+                    c.token_rows ? static_cast<unsigned>((p.M + row_tokens - 1) / row_tokens) : 1u);
   lc.blockDim = dim3(c.warps * 32);
   cudaLaunchAttribute cluster[1];
   cluster[0].id = cudaLaunchAttributeClusterDimension;
@@ -230,10 +235,12 @@ int main(int argc, char** argv) {
       std::vector<Entry> entries;
       for (std::size_t ci = 0; ci < all.size(); ++ci) {
         const Config& c = all[ci];
-        if (M > warp_mma::kTokens * c.token_tiles) continue;
+        if (c.token_rows ? M <= warp_mma::kTokens * c.token_tiles : M > warp_mma::kTokens * c.token_tiles) continue;
         const std::int64_t ctas = (blocks + c.groups - 1) / c.groups;
         for (int splits : {1, 2, 4, 8}) {
-          const double waves = static_cast<double>(ctas * splits) / (resident[ci] * sms);
+          const int row_tokens = warp_mma::kTokens * c.token_tiles;
+          const int rows_y = c.token_rows ? (M + row_tokens - 1) / row_tokens : 1;
+          const double waves = static_cast<double>(ctas * splits * rows_y) / (resident[ci] * sms);
           if (splits > 1 && waves > 2.0) continue;
           char label[96];
           std::snprintf(label, sizeof label, "%-24s splits %d (%.2f waves)", c.name, splits, waves);

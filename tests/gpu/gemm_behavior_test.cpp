@@ -260,7 +260,7 @@ TEST_F(GemmBehavior, DecodeRunsItsKernelsAlsoInAGraph) {
       {{2, 448, 35264, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel},
       {{13, 256, 20032, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel16},
       {{11, 640, 52480, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel16},  // past 64 MiB, 40 blocks
-      // Two blocks per CTA from 32 MiB: 132 CTAs of 8 warps in 2 shares; 64 CTAs of 4 warps in 8;
+      // Two blocks per CTA from 24 MiB: 132 CTAs of 8 warps in 2 shares; 64 CTAs of 4 warps in 8;
       // past 64 MiB on 65 blocks of rows of 32768, 33 CTAs (the last one's second block past N).
       {{9, 4224, 4096, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel16},
       {{13, 2048, 8192, DType::kBF16, DType::kBF16, 0, 0, scaled_silu}, kDecodeKernel16},

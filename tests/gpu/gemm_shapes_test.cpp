@@ -82,8 +82,7 @@ std::vector<GemmCase> every_kernel() {
     if (k.schedule == Schedule::kWarpMma) {
       // Up to 8 tokens, or 16 in two token tiles (the second one partial or whole), and the
       // 16-token kernel's rows of 16 tokens up to 64 (the last row partial or whole); N = 1000
-      // leaves the last block of 16 weight rows half out of bounds (and, in CTAs of two blocks,
-      // the last CTA's second block wholly). Its cluster shares of the K
+      // leaves the last block of 16 weight rows half out of bounds. Its cluster shares of the K
       // loop over a deep one (and its wide CTAs without a cluster there), a column past 2^31
       // bytes of weight in gemm_behavior_test.cpp.
       const std::int64_t tokens = k.tile.n;
@@ -99,9 +98,17 @@ std::vector<GemmCase> every_kernel() {
       }
       GemmCase plain{max_tokens(k), 4096, 4096, k.a, k.d, 24, 8, {}, name(k)};  // lda and ldd padded
       out.push_back(plain);
-      // Up to 16 tokens a CTA holds two blocks: 8 warps within two CTAs per SM, 4 past them (532
-      // CTAs here); 1063 blocks leave the last CTA's second block past N.
-      if (tokens == 16) out.push_back({13, 17000, 520, k.a, k.d, 0, 0, e, name(k)});
+      // Up to 16 tokens on weights of at least 24 MiB and 64 blocks a CTA holds two blocks: 8
+      // warps within two CTAs per SM (here 33 CTAs per share), 4 past them (532 CTAs);
+      // 65 and 1063 blocks leave the last CTA's second block past N.
+      if (tokens == 16) {
+        for (int splits : {1, 2, 4, 8}) {
+          GemmCase pairs{15, 1040, 16384, k.a, k.d, 0, 0, e, name(k)};
+          pairs.splits = splits;
+          out.push_back(pairs);
+        }
+        out.push_back({13, 17000, 1024, k.a, k.d, 0, 0, e, name(k)});
+      }
       continue;
     }
     for (std::int64_t M : {1, 333}) out.push_back({M, 1000, 520, k.a, k.d, 0, 0, e, name(k)});

@@ -172,7 +172,7 @@ TEST(GemmHeuristics, BiasActivationOverlapsItsEpilogueOnManyTiles) {
 // CTAs fit in a wave of the wide CTAs (2 per SM, 1.7 in clusters of 4 or 8) with at least 32 steps
 // each; at 9-16 tokens two, on weights of up to 64 MiB (or narrow ones with rows of up to 32768)
 // whose blocks fit in 2 x 132 wide CTAs, with the most shares that fit in 3 x 132 with at least 16
-// steps each (two blocks per CTA from 32 MiB: 2 x 132 CTAs, fewer in clusters of 4 or 8, or 8
+// steps each (two blocks per CTA from 24 MiB: 2 x 132 CTAs, fewer in clusters of 4 or 8, or 8
 // shares of CTAs of 4 warps on up to 66 CTAs). Past those waves the swapped
 // 128x32 kernel; where a dtype lacks it (fp16), the warp-mma kernels as before it: two shares where
 // the singles' last wave is short, two token tiles up to 3 x 132 blocks. (Calls cuBLASLt computes
@@ -225,12 +225,12 @@ TEST(GemmHeuristics, DecodeKernelsByWaves) {
       {2, 11712, 8832, 1, "732 blocks: 39 % full", DType::kFP16},
       {2, 26816, 4160, 1, "1676 blocks: past two waves", DType::kFP16},
       {16, 6336, 2048, 1, "two token tiles: 396 blocks", DType::kFP16},
-      {9, 3072, 3072, 2, "192 blocks: two shares fill one wave"},
-      {9, 3584, 4096, 1, "224 blocks"},
+      {9, 3072, 3072, 2, "192 blocks, one per CTA under 24 MiB: two shares fill one wave"},
+      {9, 3584, 4096, 2, "two blocks per CTA from 24 MiB: 112 CTAs"},
       {13, 256, 20032, 8, "16 blocks, 313 steps"},
       {11, 640, 56384, 8, "40 blocks, 72 MB"},
       {16, 1024, 4096, 4, "64 blocks, 64 steps"},
-      {16, 4096, 4096, 2, "two blocks per CTA from 32 MiB: 128 CTAs, 2 shares fill one wave"},
+      {16, 4096, 4096, 2, "two blocks per CTA: 128 CTAs, 2 shares fill one wave"},
       {16, 1024, 28672, 4, "two blocks per CTA: 32 CTAs, 4 shares within 1.5 x SMs"},
       {16, 2048, 14336, 8, "two blocks per CTA: 64 CTAs, 8 shares of CTAs of 4 warps"},
       {16, 6144, 4096, 1, "two blocks per CTA: 192 CTAs", DType::kFP16},

@@ -167,19 +167,31 @@ std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<Kern
 // At 9-16 tokens the warp-mma kernel of two token tiles, on weights of up to 64 MiB whose blocks
 // of 16 rows fit in one wave of its CTAs, and on longer rows of narrow weights
 // (two_token_tiles_fit). Its CTAs (warp_mma_mainloop.cuh: launch_chosen) hold one block (8 warps,
-// three per SM) or, on weights of at least 32 MiB and 64 blocks, two (8 warps, two per SM). K-loop
-// shares: with one block, the most (1, 2, 4 or 8) whose CTAs fit in one wave of them, each of at
-// least one round of 8 warps x 2 steps. At 129ebdc it took 0.66-1.01x the time of the best swapped
-// 128x64 kernel in the same run on such weights (36 grid points). With one share at b8779ad it
-// took 1.21-1.33x that time on a weight of 512 blocks (Gemma-2 9B's qkv), and on larger weights it
-// lost too (exp13 and exp14 in the folder above). The share count picked the fastest of 1, 2, 4
-// and 8 at all 43 such points of the sweep (16-384 blocks). With two blocks, the most shares whose
-// CTAs fit the cluster caps below (cluster_ctas), or 8 shares of CTAs of 4 warps where those caps
-// leave 2 on at most SMs / 2 CTAs: H100, the tiles probe (bench/results/tuning/issue9/decode-gemm/
-// block-pairs/) on 15 weights of 32-235 MB at 9 and 16 tokens, this count was the fastest of 1, 2,
-// 4 and 8 for the CTAs it runs at every point, and 8 shares of 4 warps took 0.92-0.95x the time of
-// 2 of 8 on 128 blocks (2048 x 14336, 2048 x 28672). bf16 calls past 2 x SMs blocks take the swapped
-// 128x32 kernel before this rule (warp_mma_runs_first); the 3 x SMs wave bounds fp16's.
+// three per SM) or, on weights of at least 24 MiB and 64 blocks, two (8 warps, two per SM).
+// K-loop shares with one block: the most (1, 2, 4 or 8) whose CTAs fit in one wave of them, each
+// of at least one round of 8 warps x 2 steps. At 129ebdc it took 0.66-1.01x the time of the best
+// swapped 128x64 kernel in the same run on such weights (36 grid points). With one share at
+// b8779ad it took 1.21-1.33x that time on a weight of 512 blocks (Gemma-2 9B's qkv), and on larger
+// weights it lost too (exp13 and exp14 in the folder above). The share count picked the fastest
+// of 1, 2, 4 and 8 at all 43 such points of the sweep (16-384 blocks). With two blocks: the most
+// shares whose CTAs fit the cluster caps (cluster_ctas), or 8 shares of CTAs of 4 warps where the
+// caps leave 2 on at most SMs / 2 CTAs. H100, the tiles probe (bench/results/tuning/issue9/
+// decode-gemm/block-pairs/, tools/warp_mma_tiles_rule.py) at 9-16 tokens: these shares came within
+// 1.043x of the best of 1, 2, 4 and 8 for CTAs of two blocks at each of 71 points, and 8 shares of
+// 4 warps took 0.92-0.95x the time of 2 of 8 warps on 128 blocks (2048 x 14336, 2048 x 28672).
+// bf16 calls past 2 x SMs blocks take the swapped 128x32 kernel before this rule
+// (warp_mma_runs_first); the 3 x SMs wave bounds fp16's.
+// At 17-64 tokens the same kernel in rows of 16 tokens (each row reads the weight again), on
+// narrow weights: at most SMs blocks x rows, and rows x N x K <= 2^24 (for example N <= 1024 with
+// K 8192 at 17-32 tokens, N 320 with K 16384 at 33-48). The most shares, each of at least one
+// round, whose CTAs number at most SMs for 8 shares, 1.5 x SMs for 4 and 2 x SMs for 2 (larger
+// clusters placed fewer CTAs well). H100, fp32 bias + GELU against cuBLASLt + the bias+GELU
+// kernel, 275 shapes of N 256-8192, K 2048-32768 at 17-64 tokens with every 128x32 and 16-token
+// kernel forced (bench/results/tuning/issue9/decode-gemm/token-rows/): on the 78 such shapes
+// 0.70-1.27x (geometric mean 0.977; the best of 1, 2, 4, 8 shares 0.979; one CTA per SM for every
+// share count 0.955, three 0.939), where the 128x32 kernel as dispatched before ran 0.37-0.99x
+// (0.737). More rows or wider weights lost to the 128x32 kernel (1536 x 2048 at 17 tokens: 0.93
+// against 0.94; 768 x 2048 at 45: 0.92 against 0.93).
 constexpr std::int64_t kTwoTokenTilesMaxWeight = std::int64_t{1} << 25;  // elements: 64 MiB in 16 bits
 constexpr std::int64_t kTwoTokenTilesCtasPerSm = 3;
 constexpr std::int64_t kTwoTokenTilesStepsPerRound = 16;

@@ -7,7 +7,7 @@
 
 namespace epifuse::kernels::sm90::warp_mma {
 
-constexpr std::int64_t kBlockPairsMinWeight = std::int64_t{1} << 24;  // elements: 32 MiB in 16 bits
+constexpr std::int64_t kBlockPairsMinWeight = std::int64_t{3} << 22;  // elements: 24 MiB in 16 bits
 constexpr std::int64_t kBlockPairsMinBlocks = 64;
 
 // Whether a weight of `rows` x K runs in CTAs of two blocks of 16 rows (else one block each).

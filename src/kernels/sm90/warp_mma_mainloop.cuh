@@ -323,18 +323,18 @@ cudaError_t launch(const Mainloop& mainloop, const typename Store::Params& store
 }
 
 // Launches the variant choose_variant picks at one token tile. At two, up to 16 tokens: CTAs of
-// two blocks on weights of at least 32 MiB and 64 blocks (runs_block_pairs), 8 warps where they
-// fit in one wave of two per SM, else 4; otherwise the wide CTAs of one block. H100, 9 and 16
-// tokens on 21 weights of 8-235 MB rotated past L2, each CTA shape at 1-8 shares, every launch a
-// CUDA graph timed alone (epifuse-warp-mma-tiles-probe, bench/results/tuning/issue9/decode-gemm/
-// block-pairs/), the best shares of each:
-// - two blocks took 0.81-0.91x one block's time on the 8 weights of 67 MB or more and N >= 3072
-//   (8192 x 8192: 52.7 against 64.0 µs), 0.94-0.99x on 4096 x 4096 and 1024-2048 x 28672-57344,
-//   0.98-1.02x on the 50-59 MB ones; one block took 0.86-0.95x their time on 2048 x 2048,
-//   3072 x 3072 and 1024 x 8192 (8-19 MB);
-// - 8 warps took 0.93-0.99x the time of 4 where they got the same warps per SM, and 4 warps in 8
-//   shares 0.92-0.95x the time of 8 warps in 2 on 128 blocks (2048 x 14336, 2048 x 28672;
-//   dispatch: gemm_heuristics.cpp).
+// two blocks on weights of at least 24 MiB and 64 blocks (runs_block_pairs), 8 warps where they
+// fit in one wave of two per SM, else 4; otherwise the wide CTAs of one block. H100, 9-16 tokens
+// on 36 weights of 8-235 MB (N 1024-8192, K 2048-57344) rotated past L2, each CTA shape at 1-8
+// shares, every launch a CUDA graph timed alone (epifuse-warp-mma-tiles-probe, bench/results/
+// tuning/issue9/decode-gemm/block-pairs/, tools/warp_mma_tiles_rule.py), the best shares of each:
+// - two blocks took 0.82-0.91x one block's time on the weights of 67 MB or more with N >= 3584
+//   (8192 x 8192: 0.82x), 0.91-1.01x on those of 25-52 MB, 0.92-1.04x on N 1024-3072 from 25 MB,
+//   and 1.03-1.16x on the 8-19 MB ones;
+// - 8 warps took 0.93-1.04x the time of 4, but 1.05-1.09x on 128 blocks, where 4 warps run 8
+//   shares (dispatch gives them those: gemm_heuristics.cpp).
+// This rule with dispatch's shares took 1.006x the time of each point's best CTA shape and share
+// count (geometric mean over 86 points, worst 1.043x); one block for every call, 1.039x (1.218x).
 // Past 16 tokens the wide CTAs of one block run in rows of 16 tokens.
 template <class Element, class Store, int kTokenTiles = 1>
 cudaError_t launch_chosen(const Mainloop& mainloop, const typename Store::Params& store, std::int64_t blocks,
