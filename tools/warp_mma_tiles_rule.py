@@ -9,9 +9,10 @@ logs: per point the best time of CTAs of one block (8 warps, 2 steps in flight) 
   2: 2 x SMs), 8 shares of 4-warp CTAs where the caps leave 2 on at most SMs / 2 CTAs.
 Each rule's time over the best of the three CTA shapes at that point (1.0 = the best).
 
-    tools/warp_mma_tiles_rule.py PROBE.log ... [--points]
+    tools/warp_mma_tiles_rule.py PROBE.log[.xz] ... [--points]
 """
 import argparse
+import lzma
 import math
 import re
 
@@ -24,7 +25,7 @@ SHAPES = (ONE, WIDE_PAIRS, PAIRS)
 
 def parse(path):
     points, current = {}, None
-    for line in open(path):
+    for line in (lzma.open(path, "rt") if path.endswith(".xz") else open(path)):
         m = re.match(r"M=(\d+) N=(\d+) K=(\d+) weight", line)
         if m:
             current = tuple(int(g) for g in m.groups())

@@ -25,6 +25,13 @@ Status query(int device, DeviceCaps* caps) {
   caps->cc_minor = prop.minor;
   caps->sm_count = prop.multiProcessorCount;
   caps->name = prop.name;
+  int memory_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device) == cudaSuccess &&
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) == cudaSuccess) {
+    caps->dram_gbps = 2.0 * memory_khz * 1e3 * (bus_bits / 8) / 1e9;  // two transfers per clock
+  } else {
+    cudaGetLastError();  // a dispatch rule that needs it keeps its default
+  }
   return Status::success();
 }
 

@@ -15,6 +15,7 @@ struct DeviceCaps {
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   std::string name;
+  double dram_gbps = 0;  // peak DRAM bandwidth from the memory clock and bus width; 0: unknown
 };
 
 // The checks every launch makes first, then the capabilities of `stream`'s device, queried once

@@ -192,7 +192,7 @@ bool gemm_delegation_pays(const GemmArgs& args, const DeviceCaps& caps, const st
   const std::optional<Arch> arch = kernel_arch(caps);
   if (!arch) return true;
   switch (*arch) {
-    case Arch::kSm90: return sm90::delegates(args, caps.sm_count, candidates);
+    case Arch::kSm90: return sm90::delegates(args, caps, candidates);
   }
   return true;
 }

@@ -17,6 +17,7 @@ DeviceCaps hopper() {
   c.cc_minor = 0;
   c.sm_count = 132;
   c.name = "NVIDIA H200";
+  c.dram_gbps = 4915;  // HBM3e: 3201 MHz x 6144 bits, two transfers per clock
   return c;
 }
 
@@ -241,6 +242,27 @@ TEST(GemmHeuristics, DecodeKernelsByWaves) {
         << c.M << "x" << c.N << "x" << c.K << ": " << c.why;
   }
   EXPECT_EQ(chosen(shape(17, 4096, 4096)), swapped32);
+  // On HBM3 (an H100: 3352 GB/s) 9-16 tokens on more than 192 blocks of rows of at most 4096 take
+  // the 128x32 kernel's whole tiles; an unknown bandwidth keeps the rules above.
+  DeviceCaps h100 = hopper();
+  h100.name = "NVIDIA H100 80GB HBM3";
+  h100.dram_gbps = 3352;
+  DeviceCaps unknown = hopper();
+  unknown.dram_gbps = 0;
+  auto chosen_on = [](const DeviceCaps& caps, const GemmArgs& a) {
+    KernelChoice choice;
+    const Status s = select(a, caps, kernel_table(), &choice);
+    return s.ok() ? name(choice.key) : s.to_string();
+  };
+  EXPECT_EQ(chosen_on(h100, shape(9, 4096, 4096)), swapped32) << "256 blocks, rows of 4096";
+  EXPECT_EQ(chosen_on(h100, shape(16, 3088, 4096)), swapped32) << "193 blocks";
+  EXPECT_EQ(chosen_on(h100, shape(16, 3072, 4096)), decode16) << "192 blocks";
+  EXPECT_EQ(chosen_on(h100, shape(13, 3584, 4160)), decode16) << "rows past 4096";
+  EXPECT_EQ(chosen_on(h100, shape(8, 4096, 4096)), decode) << "8 tokens";
+  EXPECT_EQ(chosen_on(h100, shape(9, 4096, 4096, DType::kFP16, DType::kFP16)),
+            "sm90_gemm_fp16_fp16_swap_warpmma_16x16x64_c1x1_biasact_noc")
+      << "no 128x32 kernel in fp16";
+  EXPECT_EQ(chosen_on(unknown, shape(9, 4096, 4096)), decode16);
   EXPECT_EQ(chosen(shape(8, 10240, 8192, DType::kFP16, DType::kFP16)),
             "sm90_gemm_fp16_fp16_swap_warpmma_16x8x64_c1x1_biasact_noc");
   EXPECT_EQ(chosen(shape(16, 6336, 2048, DType::kFP16, DType::kFP16)),

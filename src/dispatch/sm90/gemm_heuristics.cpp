@@ -329,11 +329,25 @@ std::optional<KernelChoice> swapped32_choice(const GemmArgs& args, const std::ve
 //   103 MB the 128x32 kernel took 0.72-0.96x the time of the kernel dispatched before (the
 //   16-token kernel or the swapped 128x64).
 // - at 17-64 tokens in rows of 16 tokens on narrow weights (runs_in_token_rows, H100).
-bool warp_mma_runs_first(const GemmArgs& args, int sm_count) {
-  const std::int64_t blocks = ceil_div(args.N, 16), sms = sm_count;
+// - not at 9-16 tokens on more than 192 blocks of rows of at most 4096 on a device whose DRAM
+//   reads under 4 TB/s (an H100's HBM3: 3.35). H100, fp32 bias + GELU, both kernels forced in the
+//   same run, the catalogue grid at 9, 13 and 16 tokens in three runs (token-rows/8342a98-h100/,
+//   block-pairs/c374256-h100/ and 80f9d04-h100/ in bench/results/tuning/issue9/decode-gemm/): on
+//   3584 x 3584, 3584 x 4096 and 4096 x 4096 (Qwen2.5-7B's, Gemma-2 9B's and Llama-3 8B's o
+//   projections) the 128x32 kernel's whole tiles ran 1.01-1.14x the 16-token kernel's speed at
+//   26 of the 27 points (0.902-1.028x cuBLASLt + bias+GELU against 0.851-0.914x); at the other
+//   every 128x32 row of that run ran 0.58-0.63x. On an H200 the 16-token kernel ran 1.00-1.09x
+//   the 128x32 kernel's speed on the same shapes (thirty-two-token-tile/sweeps-h200/).
+constexpr double kHbm3GbpsBelow = 4000;
+constexpr std::int64_t kShortRowsMaxK = 4096;
+
+bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
+  const std::int64_t blocks = ceil_div(args.N, 16), sms = caps.sm_count;
   if (args.M <= 8) return blocks <= 4 * sms;
-  if (args.M > 16) return runs_in_token_rows(args, sm_count);
-  return blocks <= 2 * sms && two_token_tiles_fit(args, sm_count);
+  if (args.M > 16) return runs_in_token_rows(args, caps.sm_count);
+  const bool hbm3 = caps.dram_gbps > 0 && caps.dram_gbps < kHbm3GbpsBelow;
+  if (hbm3 && blocks > 192 && args.K <= kShortRowsMaxK) return false;
+  return blocks <= 2 * sms && two_token_tiles_fit(args, caps.sm_count);
 }
 
 }  // namespace
@@ -344,7 +358,8 @@ bool warp_mma_runs_first(const GemmArgs& args, int sm_count) {
 // 4096-8192 (10 points, two runs, two K-loop shares) 1.01-1.67x cuBLASLt's speed. With one share
 // N 2048 with K under 4096 (128 CTAs of 4 warps) was 0.85-1.52x; at N 3072 or K 16384 it lost at
 // 11 of 12 points (0.89-0.96x). Every other call cuBLASLt expresses runs cuBLASLt.
-bool delegates(const GemmArgs& args, int sm_count, const std::vector<KernelKey>& candidates) {
+bool delegates(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates) {
+  const int sm_count = caps.sm_count;
   const Epilogue& e = args.epilogue;
   const bool narrow_decode = args.M <= 8 && args.N >= 1024 && args.N <= 2048 && args.K >= 2048 && args.K <= 8192 &&
                              (args.N <= 2032 || args.K >= 4096);
@@ -352,7 +367,7 @@ bool delegates(const GemmArgs& args, int sm_count, const std::vector<KernelKey>&
   if (!decode_key(args, candidates, sm_count)) return true;
   // Kept only where choose() runs the warp-mma kernel: on a device of under 32 SMs these blocks
   // pass its wave, and the swapped 128x32 kernel was not measured against cuBLASLt on such calls.
-  return !warp_mma_runs_first(args, sm_count) && swapped32_choice(args, candidates, sm_count).has_value();
+  return !warp_mma_runs_first(args, caps) && swapped32_choice(args, candidates, sm_count).has_value();
 }
 
 bool has_configuration(const KernelKey& key, const Configuration& c) {
@@ -364,7 +379,7 @@ bool has_configuration(const KernelKey& key, const Configuration& c) {
 Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
   const std::optional<KernelChoice> swapped32 = swapped32_choice(args, candidates, caps.sm_count);
-  if (!swapped32 || warp_mma_runs_first(args, caps.sm_count)) {
+  if (!swapped32 || warp_mma_runs_first(args, caps)) {
     if (std::optional<KernelKey> decode = decode_key(args, candidates, caps.sm_count)) {
       *choice = {*decode};
       choice->splits = decode_splits(args.N, args.K, caps.sm_count);

@@ -27,7 +27,7 @@ Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std
 // Whether the gated MLP runs cuBLASLt + act·mul rather than a fused kernel (no kernel forced).
 bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps);
 // Whether a GEMM cuBLASLt expresses runs cuBLASLt rather than one of `candidates`.
-bool delegates(const GemmArgs& args, int sm_count, const std::vector<KernelKey>& candidates);
+bool delegates(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates);
 
 // A kernel configuration apart from types and epilogue: what the shape-class rules choose.
 struct Configuration {

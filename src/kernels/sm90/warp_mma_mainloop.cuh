@@ -331,8 +331,8 @@ cudaError_t launch(const Mainloop& mainloop, const typename Store::Params& store
 // - two blocks took 0.82-0.91x one block's time on the weights of 67 MB or more with N >= 3584
 //   (8192 x 8192: 0.82x), 0.91-1.01x on those of 25-52 MB, 0.92-1.04x on N 1024-3072 from 25 MB,
 //   and 1.03-1.16x on the 8-19 MB ones;
-// - 8 warps took 0.93-1.04x the time of 4, but 1.05-1.09x on 128 blocks, where 4 warps run 8
-//   shares (dispatch gives them those: gemm_heuristics.cpp).
+// - 8 warps took 0.92-1.04x the time of 4, and 1.05-1.09x on 2048 x 14336 and 2048 x 28672,
+//   where 4 warps run 8 shares (dispatch gives them those there: gemm_heuristics.cpp).
 // This rule with dispatch's shares took 1.006x the time of each point's best CTA shape and share
 // count (geometric mean over 86 points, worst 1.043x); one block for every call, 1.039x (1.218x).
 // Past 16 tokens the wide CTAs of one block run in rows of 16 tokens.
