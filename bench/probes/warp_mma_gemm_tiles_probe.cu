@@ -19,22 +19,15 @@
 #include <string>
 #include <vector>
 
-#include "bench/harness/stream_read.cuh"
+#include "bench/probes/warp_mma_probe_support.cuh"
 #include "kernels/sm90/warp_mma_gemm_kernel.cuh"
 
 namespace {
 
+namespace probes = epifuse::bench::probes;
 namespace warp_mma = epifuse::kernels::sm90::warp_mma;
 using Element = __nv_bfloat16;
 using Kernel = void (*)(const warp_mma::Mainloop, const warp_mma::GemmStore::Params);
-
-#define PROBE_CHECK(call)                                                      \
-  do {                                                                         \
-    if (const cudaError_t err = (call); err != cudaSuccess) {                  \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(err)); \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 struct Config {
   const char* name;
@@ -60,31 +53,6 @@ std::vector<Config> configs() {
           config<4, 1, 2, 2>("w4 u1 g2 t2 (pairs)"), config<4, 2, 1, 2>("w4 u2 g1 t2"),
           config<4, 2, 2, 2>("w4 u2 g2 t2"),         config<8, 4, 1, 1, true>("w8 u4 g1 t1 rows"),
           config<4, 4, 1, 1, true>("w4 u4 g1 t1 rows"), config<4, 2, 1, 1, true>("w4 u2 g1 t1 rows")};
-}
-
-__global__ void fill(Element* p, std::size_t n, unsigned seed) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    p[i] = __float2bfloat16(((h >> 8) & 0xff) / 4096.0f - 1.0f / 32.0f);
-  }
-}
-
-double median_us(const std::function<void(int)>& launch, int reps) {
-  cudaEvent_t start, stop;
-  PROBE_CHECK(cudaEventCreate(&start));
-  PROBE_CHECK(cudaEventCreate(&stop));
-  PROBE_CHECK(cudaEventRecord(start));
-  for (int r = 0; r < reps; ++r) launch(r);
-  PROBE_CHECK(cudaEventRecord(stop));
-  PROBE_CHECK(cudaEventSynchronize(stop));
-  float ms = 0.0f;
-  PROBE_CHECK(cudaEventElapsedTime(&ms, start, stop));
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return ms * 1000.0 / reps;
 }
 
 // One graph per weight copy, each holding one launch; the median of `reps` launches each timed
@@ -168,39 +136,20 @@ int main(int argc, char** argv) {
       }
       continue;
     }
-    long n = 0, k = 0;
-    if (std::sscanf(argv[i], "%ldx%ld", &n, &k) != 2 || n % 64 != 0 || k % 64 != 0) {
+    if (!probes::parse_shape(argv[i], 64, 64, &shapes)) {
       std::fprintf(stderr, "usage: %s [--tokens M,M,...] [NxK ...]  (N and K multiples of 64)\n", argv[0]);
       return 2;
     }
-    shapes.emplace_back(n, k);
   }
   if (shapes.empty()) {
     shapes = {{4096, 4096},  {4608, 3584},  {6144, 4096},  {2048, 8192}, {3584, 14336},
               {4096, 14336}, {8192, 8192},  {10240, 8192}, {5120, 17920}, {8192, 28672}};
   }
-  int sms = 0;
-  PROBE_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  cudaDeviceProp prop{};
-  PROBE_CHECK(cudaGetDeviceProperties(&prop, 0));
-  unsigned* sink = nullptr;
-  PROBE_CHECK(cudaMalloc(&sink, 4096 * sizeof(unsigned)));
-  const int read_blocks = std::min(sms * 8, 4096);
-  double read_gbps = 0.0;
-  {
-    const std::size_t bytes = std::size_t{2} << 30;
-    void* src = nullptr;
-    PROBE_CHECK(cudaMalloc(&src, bytes));
-    PROBE_CHECK(cudaMemset(src, 0, bytes));
-    auto read = [&](int) {
-      epifuse::bench::stream_read_kernel<<<read_blocks, 256>>>(static_cast<const uint4*>(src), bytes / 16, sink);
-    };
-    std::vector<double> t;
-    for (int i = 0; i < 9; ++i) t.push_back(median_us(read, 4));
-    std::sort(t.begin(), t.end());
-    read_gbps = bytes / (t[4] * 1e3);
-    cudaFree(src);
-  }
+  const probes::ProbeDevice device = probes::probe_device();
+  const int sms = device.sms, read_blocks = device.read_blocks;
+  const double read_gbps = device.read_gbps;
+  unsigned* sink = device.sink;
+  const cudaDeviceProp& prop = device.prop;
   const std::vector<Config> all = configs();
   std::vector<int> resident(all.size());
   std::printf("%s, %d SMs, read bandwidth %.0f GB/s\n", prop.name, sms, read_gbps);
@@ -218,12 +167,12 @@ int main(int argc, char** argv) {
     std::vector<Element*> weights(copies);
     for (auto*& w : weights) {
       PROBE_CHECK(cudaMalloc(&w, weight_bytes));
-      fill<<<1024, 256>>>(w, weight_bytes / 2, 7);
+      probes::fill<<<1024, 256>>>(w, weight_bytes / 2, 7);
     }
     Element *x = nullptr, *out = nullptr;
     PROBE_CHECK(cudaMalloc(&x, std::size_t{16} * K * 2));
     PROBE_CHECK(cudaMalloc(&out, std::size_t{16} * N * 2));
-    fill<<<64, 256>>>(x, std::size_t{16} * K, 11);
+    probes::fill<<<64, 256>>>(x, std::size_t{16} * K, 11);
     const std::int64_t blocks = N / warp_mma::kBlockRows;
     const std::int64_t steps = K / warp_mma::kStepK;
     for (int M : token_counts) {

@@ -15,46 +15,14 @@
 #include <string>
 #include <vector>
 
-#include "bench/harness/stream_read.cuh"
+#include "bench/probes/warp_mma_probe_support.cuh"
 #include "kernels/sm90/warp_mma_gated_kernel.cuh"
 
 namespace {
 
+namespace probes = epifuse::bench::probes;
 using epifuse::kernels::sm90::warp_mma::Variant;
 namespace warp_mma = epifuse::kernels::sm90::warp_mma;
-
-#define PROBE_CHECK(call)                                                             \
-  do {                                                                                \
-    if (const cudaError_t err = (call); err != cudaSuccess) {                         \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(err));        \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
-
-__global__ void fill(__nv_bfloat16* p, std::size_t n, unsigned seed) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    p[i] = __float2bfloat16(((h >> 8) & 0xff) / 4096.0f - 1.0f / 32.0f);
-  }
-}
-
-double median_us(const std::function<void(int)>& launch, int reps) {
-  cudaEvent_t start, stop;
-  PROBE_CHECK(cudaEventCreate(&start));
-  PROBE_CHECK(cudaEventCreate(&stop));
-  PROBE_CHECK(cudaEventRecord(start));
-  for (int r = 0; r < reps; ++r) launch(r);
-  PROBE_CHECK(cudaEventRecord(stop));
-  PROBE_CHECK(cudaEventSynchronize(stop));
-  float ms = 0.0f;
-  PROBE_CHECK(cudaEventElapsedTime(&ms, start, stop));
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return ms * 1000.0 / reps;
-}
 
 const char* variant_name(Variant v) {
   switch (v) {
@@ -71,39 +39,20 @@ const char* variant_name(Variant v) {
 int main(int argc, char** argv) {
   std::vector<std::pair<long, long>> shapes;
   for (int i = 1; i < argc; ++i) {
-    long n = 0, k = 0;
-    if (std::sscanf(argv[i], "%ldx%ld", &n, &k) != 2 || n % 16 != 0 || k % 8 != 0) {
+    if (!probes::parse_shape(argv[i], 16, 8, &shapes)) {
       std::fprintf(stderr, "usage: %s [NxK ...]  (N a multiple of 16, K of 8)\n", argv[0]);
       return 2;
     }
-    shapes.emplace_back(n, k);
   }
   if (shapes.empty()) {
     shapes = {{8192, 2048},  {8192, 3072},  {9728, 2560},  {18944, 3584}, {14336, 4096},
               {14336, 3584}, {17920, 5120}, {28672, 8192}, {512, 29952},  {1024, 16384}};
   }
-  int sms = 0;
-  PROBE_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  cudaDeviceProp prop{};
-  PROBE_CHECK(cudaGetDeviceProperties(&prop, 0));
-  unsigned* sink = nullptr;
-  PROBE_CHECK(cudaMalloc(&sink, 4096 * sizeof(unsigned)));
-  const int read_blocks = std::min(sms * 8, 4096);
-  double read_gbps = 0.0;
-  {
-    const std::size_t bytes = std::size_t{2} << 30;
-    void* src = nullptr;
-    PROBE_CHECK(cudaMalloc(&src, bytes));
-    PROBE_CHECK(cudaMemset(src, 0, bytes));
-    auto read = [&](int) {
-      epifuse::bench::stream_read_kernel<<<read_blocks, 256>>>(static_cast<const uint4*>(src), bytes / 16, sink);
-    };
-    std::vector<double> t;
-    for (int i = 0; i < 9; ++i) t.push_back(median_us(read, 4));
-    std::sort(t.begin(), t.end());
-    read_gbps = bytes / (t[4] * 1e3);
-    cudaFree(src);
-  }
+  const probes::ProbeDevice device = probes::probe_device();
+  const int sms = device.sms, read_blocks = device.read_blocks;
+  const double read_gbps = device.read_gbps;
+  unsigned* sink = device.sink;
+  const cudaDeviceProp& prop = device.prop;
   const int resident[] = {warp_mma::resident_ctas_per_sm<__nv_bfloat16, Variant::kWide, warp_mma::GatedStore>(),
                           warp_mma::resident_ctas_per_sm<__nv_bfloat16, Variant::kPairs, warp_mma::GatedStore>(),
                           warp_mma::resident_ctas_per_sm<__nv_bfloat16, Variant::kSingles, warp_mma::GatedStore>()};
@@ -117,12 +66,12 @@ int main(int argc, char** argv) {
     std::vector<__nv_bfloat16*> weights(copies);
     for (auto*& w : weights) {
       PROBE_CHECK(cudaMalloc(&w, weight_bytes));
-      fill<<<1024, 256>>>(w, weight_bytes / 2, 7);
+      probes::fill<<<1024, 256>>>(w, weight_bytes / 2, 7);
     }
     __nv_bfloat16 *x = nullptr, *out = nullptr;
     PROBE_CHECK(cudaMalloc(&x, 8 * K * 2));
     PROBE_CHECK(cudaMalloc(&out, 8 * N * 2));
-    fill<<<64, 256>>>(x, 8 * K, 11);
+    probes::fill<<<64, 256>>>(x, 8 * K, 11);
     const std::int64_t blocks = N / 8;
     int rule_splits = 1;
     while (rule_splits < warp_mma::kMaxSplits && blocks * rule_splits < 3 * sms) rule_splits *= 2;
@@ -162,7 +111,7 @@ int main(int argc, char** argv) {
       PROBE_CHECK(cudaDeviceSynchronize());
       std::vector<std::vector<double>> t(launches.size());
       for (int round = 0; round < 15; ++round) {
-        for (std::size_t i = 0; i < launches.size(); ++i) t[i].push_back(median_us(launches[i], 20));
+        for (std::size_t i = 0; i < launches.size(); ++i) t[i].push_back(probes::mean_us(launches[i], 20));
       }
       std::printf("M=%d N=%ld K=%ld weight %.1f MB\n", M, N, K, weight_bytes / 1e6);
       for (std::size_t i = 0; i < launches.size(); ++i) {
