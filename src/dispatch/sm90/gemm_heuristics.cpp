@@ -9,7 +9,8 @@
 //                          to 8 K-loop shares (calls cuBLASLt computes never reach dispatch, but
 //                          for decode calls on narrow weights: delegates() below)
 //   M 9-16, bias + activation at most, weight <= 64 MiB (or at most 3 x SMs / 8 blocks, or rows
-//   of at most 32768 on at most SMs blocks, 20480 on 2 x SMs), at most 2 x SMs blocks
+//   of at most 32768 on at most SMs blocks, 20480 on 2 x SMs), at most 2 x SMs blocks (with DRAM
+//   under 4 TB/s, an H100's, at most 192 blocks where rows are at most 4096)
 //                       -> the same kernel with two token tiles
 //   M 17-64, bias + activation at most, narrow weights (SMs >= blocks x rows of 16 tokens,
 //   rows x N x K <= 2^24)
@@ -204,12 +205,13 @@ constexpr std::int64_t kTokenRowsMaxWeightReads = std::int64_t{1} << 24;  // ele
 // (73 MB) 8 shares ran 0.94x cuBLASLt + bias+GELU where the 128x32 kernel's 8 split-K shares ran
 // 0.69-0.72x; on 768 x 57344 0.79-0.82x against 0.82-0.85x. With CTAs of two blocks also, on rows
 // of up to 32768 elements, at most SMs blocks, or 2 x SMs with rows of up to 20480: H100, fp32
-// bias + GELU at 9 and 16 tokens against cuBLASLt + bias+GELU, both kernels forced at every share
-// count (bench/results/tuning/issue9/decode-gemm/block-pairs/), the best of each: 1024 x 28672
-// 0.871-0.879x against the 128x32 kernel's 0.817-0.839x, 2048 x 28672 0.947-0.952x against
-// 0.905-0.950x, 3072 x 14336 0.989-0.992x against 0.967-0.972x, Gemma-2 9B's 3584 x 14336
-// 0.977-0.980x against 0.946-0.963x, 4096 x 14336 and Qwen2.5-7B's 3584 x 18944 within 1 % either
-// way; on 3072 x 28672 the 128x32 kernel was 1-2.5 % faster, on N >= 5120 2-15 %.
+// bias + GELU against cuBLASLt + bias+GELU, the 128x32 kernel forced at every share count in the
+// same runs (bench/results/tuning/issue9/decode-gemm/block-pairs/): on the 42 such points of
+// c374256's and 80f9d04's runs (N 2048-4096, K 14336-28672, 9-16 tokens) the 16-token kernel ran
+// 1.012x the speed of the 128x32 kernel with the shares it had here before (geometric mean,
+// 0.978-1.058x): Gemma-2 9B's 3584 x 14336 0.974-0.981x against 0.941-0.964x, 3072 x 20480
+// 0.976-0.980x against 0.925-0.974x. On 3072 x 28672 the 128x32 kernel at its best shares was
+// 1-2.5 % faster than the 16-token kernel at its best, on N >= 5120 2-15 %.
 constexpr std::int64_t kBlockPairsMaxK = 32768;
 constexpr std::int64_t kBlockPairsWideMaxK = 20480;
 

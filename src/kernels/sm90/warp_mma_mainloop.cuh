@@ -325,7 +325,7 @@ cudaError_t launch(const Mainloop& mainloop, const typename Store::Params& store
 // Launches the variant choose_variant picks at one token tile. At two, up to 16 tokens: CTAs of
 // two blocks on weights of at least 24 MiB and 64 blocks (runs_block_pairs), 8 warps where they
 // fit in one wave of two per SM, else 4; otherwise the wide CTAs of one block. H100, 9-16 tokens
-// on 36 weights of 8-235 MB (N 1024-8192, K 2048-57344) rotated past L2, each CTA shape at 1-8
+// on 35 weights of 8-235 MB (N 1024-8192, K 2048-57344) rotated past L2, each CTA shape at 1-8
 // shares, every launch a CUDA graph timed alone (epifuse-warp-mma-tiles-probe, bench/results/
 // tuning/issue9/decode-gemm/block-pairs/, tools/warp_mma_tiles_rule.py), the best shares of each:
 // - two blocks took 0.82-0.91x one block's time on the weights of 67 MB or more with N >= 3584
