@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "delegate/cublaslt_bias_act.hpp"
 #include "delegate/cublaslt_gated.hpp"
 #include "delegate/cublaslt_gemm.hpp"
 #include "dispatch/device_caps.hpp"
@@ -29,11 +30,27 @@ struct Call {
   std::size_t workspace_bytes = 0;  // what the chosen kernel needs for these args
 };
 
-// For validated GEMM args that launch: the cuBLASLt plan gemm() runs instead of an epifuse kernel
-// (plan->found false: it runs the kernel), with at most `max_workspace_bytes` of workspace.
+// How a GEMM runs cuBLASLt instead of an epifuse kernel: whole (cuBLASLt computes the epilogue),
+// or its product with epifuse's bias + activation kernel after it; neither found: the kernel runs.
+struct GemmDelegation {
+  DelegatedPlan whole;
+  DelegatedBiasActPlan bias_act;
+
+  bool found() const { return whole.found || bias_act.found(); }
+  // What the call needs of the caller's workspace, alignment included.
+  std::size_t workspace_bytes() const;
+};
+
+// Whom a call is prepared for: the workspace query reports what dispatch's first choice needs
+// (a padded copy of x, stream-K partials). A launch (or selected_kernel) given less reads x in
+// place, and then runs whole tiles instead of a stream-K choice, so that a call without
+// reductions works without a workspace.
+enum class Purpose { kWorkspaceQuery, kLaunch };
+
+// For validated GEMM args that launch: the cuBLASLt plans gemm() runs instead of an epifuse kernel,
+// within the call's workspace for a launch, within the most a delegated call asks for a query.
 // Checks the stream's device as every launch does (api/gemm.cpp).
-Status gemm_delegation(const GemmArgs& args, cudaStream_t stream, std::size_t max_workspace_bytes,
-                       DelegatedPlan* plan);
+Status gemm_delegation(const GemmArgs& args, cudaStream_t stream, Purpose purpose, GemmDelegation* delegation);
 
 // The args epifuse's own GEMM kernels run: a 16-bit column bias replaced by its fp32 copy at the
 // workspace's start and the workspace by what follows it (api/gemm.cpp widens it there before
@@ -69,12 +86,6 @@ Status resolve(const char* op, const Args& args, const std::vector<KernelKey>& c
   call->workspace_bytes = call->launcher->workspace_bytes(args, call->plan);
   return Status::success();
 }
-
-// Whom a call is prepared for: the workspace query reports what dispatch's first choice needs
-// (a padded copy of x, stream-K partials). A launch (or selected_kernel) given less reads x in
-// place, and then runs whole tiles instead of a stream-K choice, so that a call without
-// reductions works without a workspace.
-enum class Purpose { kWorkspaceQuery, kLaunch };
 
 // A call whose workspace cannot hold the padded x reads x in place.
 template <class Args>

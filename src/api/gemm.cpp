@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "api/call.hpp"
@@ -105,15 +106,27 @@ Status check_gemm_pointers(const GemmArgs& args, int device) {
   return pointer_check_enabled() ? check_device_pointers(kOp, operand_pointers(args), device) : Status::success();
 }
 
-Status gemm_delegation(const GemmArgs& args, cudaStream_t stream, std::size_t max_workspace_bytes,
-                       DelegatedPlan* plan) {
-  *plan = {};
-  if (!cublaslt_expresses(args)) return Status::success();
+std::size_t GemmDelegation::workspace_bytes() const {
+  if (bias_act.found()) return bias_act.workspace_bytes();
+  return whole.workspace_bytes() > 0 ? whole.workspace_bytes() + kDelegatedWorkspaceAlignment : 0;
+}
+
+Status gemm_delegation(const GemmArgs& args, cudaStream_t stream, Purpose purpose, GemmDelegation* delegation) {
+  *delegation = {};
+  const bool whole = cublaslt_expresses(args);
+  if (!whole && !bias_act_delegable(args)) return Status::success();
   const DeviceCaps* caps = nullptr;
   if (Status s = check_device(kOp, args, stream, &caps); !s.ok()) return s;
   if (!kernel_arch(*caps)) return Status::success();  // dispatch reports the unsupported device
-  if (!gemm_delegation_pays(args, *caps, kernel_table())) return Status::success();
-  *plan = plan_delegated_gemm(args, caps->device, max_workspace_bytes);
+  if (whole && gemm_delegation_pays(args, *caps, kernel_table())) {
+    const std::size_t lt_bytes = purpose == Purpose::kLaunch ? usable_delegated_workspace(args) : kDelegatedWorkspaceCap;
+    delegation->whole = plan_delegated_gemm(args, caps->device, lt_bytes);
+  }
+  if (!delegation->whole.found && gemm_bias_act_delegation_pays(args, *caps)) {
+    const std::size_t usable = purpose == Purpose::kLaunch ? usable_delegated_workspace(args)
+                                                           : std::numeric_limits<std::size_t>::max();
+    delegation->bias_act = plan_delegated_bias_act(args, caps->device, usable);
+  }
   return Status::success();
 }
 
@@ -123,14 +136,14 @@ Status gemm_workspace_size(const GemmArgs& args, cudaStream_t stream, std::size_
   if (bytes == nullptr) return Status::invalid_argument("gemm_workspace_size: bytes is null");
   *bytes = 0;
   if (Status s = validate_gemm_args(args); !s.ok() || launches_nothing(args)) return s;
-  detail::DelegatedPlan delegated;
-  if (Status s = detail::gemm_delegation(args, stream, detail::kDelegatedWorkspaceCap, &delegated); !s.ok()) return s;
-  if (delegated.found) {
-    // Room to align the workspace, as cuBLASLt wants it. With a 16-bit bias, also room for its
-    // fp32 copy, in case cuBLASLt finds no algorithm within the workspace the call is given and
-    // epifuse's kernels run whole tiles on it instead.
-    *bytes = delegated.workspace_bytes() > 0 ? delegated.workspace_bytes() + detail::kDelegatedWorkspaceAlignment : 0;
-    *bytes = std::max(*bytes, wide_bias_bytes(args));
+  detail::GemmDelegation delegated;
+  if (Status s = detail::gemm_delegation(args, stream, detail::Purpose::kWorkspaceQuery, &delegated); !s.ok()) {
+    return s;
+  }
+  if (delegated.found()) {
+    // With a 16-bit bias, also room for its fp32 copy, in case cuBLASLt finds no algorithm within
+    // the workspace the call is given and epifuse's kernels run whole tiles on it instead.
+    *bytes = std::max(delegated.workspace_bytes(), wide_bias_bytes(args));
     return Status::success();
   }
   if (wide_bias_bytes(args) > 0) {
@@ -150,11 +163,12 @@ Status gemm(const GemmArgs& args, cudaStream_t stream) {
     if (Status s = detail::check_device(kOp, args, stream, &caps); !s.ok()) return s;
     return write_empty_reductions(args, stream);
   }
-  detail::DelegatedPlan delegated;
-  if (Status s = detail::gemm_delegation(args, stream, detail::usable_delegated_workspace(args), &delegated); !s.ok()) {
+  detail::GemmDelegation delegated;
+  if (Status s = detail::gemm_delegation(args, stream, detail::Purpose::kLaunch, &delegated); !s.ok()) {
     return s;
   }
-  if (delegated.found) return detail::run_delegated_gemm(args, delegated, stream);
+  if (delegated.whole.found) return detail::run_delegated_gemm(args, delegated.whole, stream);
+  if (delegated.bias_act.found()) return detail::run_delegated_bias_act(args, delegated.bias_act, stream);
   if (wide_bias_bytes(args) == 0) return detail::launch_call(kOp, args, stream);
   detail::Call<GemmArgs> call;
   if (Status s = detail::check_device(kOp, args, stream, &call.caps); !s.ok()) return s;

@@ -46,12 +46,12 @@ Status selected_kernel(const GemmArgs& args, cudaStream_t stream, std::optional<
   if (Status s = validate_gemm_args(args); !s.ok()) return s;
   const bool launches_nothing = args.M == 0 || args.N == 0;
   if (launches_nothing) return Status::success();
-  detail::DelegatedPlan plan;
-  if (Status s = detail::gemm_delegation(args, stream, detail::usable_delegated_workspace(args), &plan); !s.ok()) {
+  detail::GemmDelegation plan;
+  if (Status s = detail::gemm_delegation(args, stream, detail::Purpose::kLaunch, &plan); !s.ok()) {
     return s;
   }
-  if (delegated != nullptr) *delegated = plan.found;
-  if (!plan.found) {
+  if (delegated != nullptr) *delegated = plan.found();
+  if (!plan.found()) {
     const detail::DeviceCaps* caps = nullptr;  // as gemm(): the device first, then the bias's room
     if (Status s = detail::check_device("gemm", args, stream, &caps); !s.ok()) return s;
     if (Status s = detail::check_own_kernel_workspace(args); !s.ok()) return s;

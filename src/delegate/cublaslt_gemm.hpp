@@ -2,7 +2,8 @@
 // measured (bench/results/grid/: 0.39-0.98x over Llama-3 8B/70B projections at 1-4200 tokens), so
 // a call whose epilogue cuBLASLt computes exactly as epifuse defines it runs cuBLASLt instead;
 // epifuse's kernels serve what cuBLASLt cannot fuse (scales, row bias, other activations, an fp32
-// bias with a 16-bit D, a residual after the activation, reductions) and forced kernels.
+// bias with a 16-bit D, a residual after the activation, reductions) and forced kernels, but for
+// bias + activation calls on few weight tiles (delegate/cublaslt_bias_act.hpp).
 #pragma once
 
 #include <array>

@@ -197,6 +197,15 @@ bool gemm_delegation_pays(const GemmArgs& args, const DeviceCaps& caps, const st
   return true;
 }
 
+bool gemm_bias_act_delegation_pays(const GemmArgs& args, const DeviceCaps& caps) {
+  const std::optional<Arch> arch = kernel_arch(caps);
+  if (!arch) return false;
+  switch (*arch) {
+    case Arch::kSm90: return sm90::delegates_bias_act(args, caps);
+  }
+  return false;
+}
+
 LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice) {
   return {caps.device, caps.sm_count, choice.raster, choice.swizzle, choice.splits, choice.stream_k};
 }

@@ -57,6 +57,11 @@ bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps);
 // `candidates` (epifuse's own kernels).
 bool gemm_delegation_pays(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates);
 
+// For validated GEMM args the bias + activation delegation serves (bias_act_delegable): whether
+// cuBLASLt's product + epifuse's bias + activation kernel run the call rather than epifuse's own
+// kernels (no kernel forced).
+bool gemm_bias_act_delegation_pays(const GemmArgs& args, const DeviceCaps& caps);
+
 // The launch knobs of `choice` on the device.
 LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice);
 // For a call: the GEMM's is the choice's; the gated MLP's also pads x's rows to a whole number of

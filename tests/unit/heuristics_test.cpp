@@ -759,6 +759,35 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   EXPECT_FALSE(gated_delegation_pays(gated(783, 256, 5184), ampere)) << "no kernels there: dispatch says so";
 }
 
+// Bias + activation calls cuBLASLt cannot fuse at 9-64 tokens on weights of at least 2 MiB: on
+// the 128x32 kernel's at most 33 tiles, or 49 with K >= 6144 (132 SMs); on the warp-mma kernels,
+// rows of at least 16384 at 9-16 tokens and weights of at least 6 MiB at 17-64.
+TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
+  DeviceCaps h100 = hopper();
+  h100.dram_gbps = 3352;
+  for (const DeviceCaps& caps : {hopper(), h100}) {
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(26, 320, 30208), caps)) << "3 tiles, split-K 8 before";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(61, 704, 8064), caps)) << "12 whole tiles";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(32, 4224, 1024), caps)) << "33 tiles";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(32, 4352, 1024), caps)) << "34 tiles of a short K";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(32, 6272, 6144), caps)) << "49 tiles, K 6144";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(32, 6272, 6080), caps)) << "49 tiles, K under 6144";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(32, 6400, 8192), caps)) << "50 tiles";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(33, 3200, 8192), caps)) << "25 x 2 = 50 tiles";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(8, 320, 30208), caps)) << "8 tokens";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(65, 320, 30208), caps)) << "65 tokens";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(40, 1024, 1016), caps)) << "under 2 MiB";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(40, 1024, 1024), caps)) << "2 MiB";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(12, 384, 16384), caps)) << "warp-mma, rows of 16384";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(12, 384, 16320), caps)) << "warp-mma, shorter rows";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(24, 768, 4096), caps)) << "token rows, 6 MiB";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(24, 768, 4032), caps)) << "token rows, under 6 MiB";
+  }
+  // 12 x 4096 x 4096: an H100 runs the 128x32 kernel (32 tiles, delegated), an H200 the 16-token one.
+  EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(12, 4096, 4096), h100));
+  EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(12, 4096, 4096), hopper()));
+}
+
 // x is padded to whole token tiles (times the cluster along the tokens) between 65 and 1152 tokens
 // when the last tile is at least a quarter out of bounds.
 TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {

@@ -15,6 +15,10 @@
 //   M 17-64, bias + activation at most, narrow weights (SMs >= blocks x rows of 16 tokens,
 //   rows x N x K <= 2^24)
 //                       -> the same kernel in rows of 16 tokens
+//   M 9-64, bias + activation cuBLASLt cannot fuse, weights of at least 2 MiB on few 128x32 tiles,
+//   or long rows on the warp-mma kernels below (delegates_bias_act)
+//                       -> not an epifuse kernel: cuBLASLt's fp32 product + the bias + activation
+//                          kernel (api/gemm.cpp)
 //   M <= 64, bias + activation at most, otherwise
 //                       -> swapped 128x32 tile compiled without C, or its stream-K twin in even
 //                          split-K shares on few tiles with long K loops, or sharing a short last
@@ -352,6 +356,27 @@ bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
   return blocks <= 2 * sms && two_token_tiles_fit(args, caps.sm_count);
 }
 
+// Bias + activation calls cuBLASLt cannot fuse (an fp32 bias with a 16-bit D, activations it
+// lacks) at 9-64 tokens on weights of at least 2 MiB run cuBLASLt's fp32 product + epifuse's bias
+// + activation kernel where epifuse's own kernels cannot fill the GPU:
+// - the 128x32 kernel on at most SMs / 4 tiles (33 on 132 SMs), or 3/8 x SMs (49) with K >= 6144:
+//   its whole tiles leave most SMs idle, and its split-K shares' partial sums meet one after
+//   another;
+// - the warp-mma kernels on rows of at least 16384 at 9-16 tokens, and on weights of at least 6 MiB
+//   at 17-64 (rows of 16 tokens, each reading the weight again).
+// H100, fp32 bias + GELU against cuBLASLt + the bench's bias+GELU kernel, the delegated path and
+// epifuse's own kernel in the same runs: on the 502 calls of 9-64 tokens with at most 64 such tiles
+// of random seeds 14-16 and the catalogue grid at 17-64 tokens (bench/results/tuning/issue9/
+// decode-gemm/bias-act-delegation/) the delegated path ran 0.86-1.16x the baseline (geometric mean
+// 1.008), the own kernels 0.55-1.31x (0.996), this rule 0.91-1.31x (1.038; 3 calls under 0.95,
+// where the own kernels had 109). The delegated path loses where the own kernel's tiles are many
+// and short (128x32 whole tiles on 36-54 tiles of K under 1000: 1.06-1.11x against 1.18-1.31x).
+constexpr std::int64_t kBiasActDelegationMinTokens = 9;
+constexpr std::int64_t kBiasActDelegationMinWeight = std::int64_t{1} << 20;           // elements: 2 MiB in 16 bits
+constexpr std::int64_t kBiasActDelegationTokenRowsMinWeight = std::int64_t{3} << 20;  // 6 MiB
+constexpr std::int64_t kBiasActDelegationTwoTokenTilesMinK = 16384;
+constexpr std::int64_t kBiasActDelegationMidTilesMinK = 6144;
+
 }  // namespace
 
 // Decode GEMMs on narrow weights without a bias or residual run the warp-mma kernel: H200, plain
@@ -370,6 +395,17 @@ bool delegates(const GemmArgs& args, const DeviceCaps& caps, const std::vector<K
   // Kept only where choose() runs the warp-mma kernel: on a device of under 32 SMs these blocks
   // pass its wave, and the swapped 128x32 kernel was not measured against cuBLASLt on such calls.
   return !warp_mma_runs_first(args, caps) && swapped32_choice(args, candidates, sm_count).has_value();
+}
+
+bool delegates_bias_act(const GemmArgs& args, const DeviceCaps& caps) {
+  if (args.M < kBiasActDelegationMinTokens || args.M > kSwapped32MaxTokens) return false;
+  if (args.N * args.K < kBiasActDelegationMinWeight) return false;
+  if (warp_mma_runs_first(args, caps)) {
+    return args.M <= 16 ? args.K >= kBiasActDelegationTwoTokenTilesMinK
+                        : args.N * args.K >= kBiasActDelegationTokenRowsMinWeight;
+  }
+  const std::int64_t tiles = ceil_div(args.N, 128) * ceil_div(args.M, 32), sms = caps.sm_count;
+  return 4 * tiles <= sms || (8 * tiles <= 3 * sms && args.K >= kBiasActDelegationMidTilesMinK);
 }
 
 bool has_configuration(const KernelKey& key, const Configuration& c) {

@@ -29,6 +29,10 @@ bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps);
 // Whether a GEMM cuBLASLt expresses runs cuBLASLt rather than one of `candidates`.
 bool delegates(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates);
 
+// Whether a bias + activation GEMM cuBLASLt cannot fuse runs cuBLASLt's product + epifuse's bias +
+// activation kernel rather than one of epifuse's own kernels.
+bool delegates_bias_act(const GemmArgs& args, const DeviceCaps& caps);
+
 // A kernel configuration apart from types and epilogue: what the shape-class rules choose.
 struct Configuration {
   Schedule schedule;
