@@ -367,10 +367,10 @@ bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
 // H100, fp32 bias + GELU against cuBLASLt + the bench's bias+GELU kernel, the delegated path and
 // epifuse's own kernel in the same runs: on the 502 calls of 9-64 tokens with at most 64 such tiles
 // of random seeds 14-16 and the catalogue grid at 17-64 tokens (bench/results/tuning/issue9/
-// decode-gemm/bias-act-delegation/) the delegated path ran 0.86-1.16x the baseline (geometric mean
+// decode-gemm/bias-act-delegation/) the delegated path ran 0.86-1.17x the baseline (geometric mean
 // 1.008), the own kernels 0.55-1.31x (0.996), this rule 0.91-1.31x (1.038; 3 calls under 0.95,
 // where the own kernels had 109). The delegated path loses where the own kernel's tiles are many
-// and short (128x32 whole tiles on 36-54 tiles of K under 1000: 1.06-1.11x against 1.18-1.31x).
+// and short (128x32 whole tiles on 36-56 tiles of K under 1000: 1.03-1.11x against 1.17-1.31x).
 constexpr std::int64_t kBiasActDelegationMinTokens = 9;
 constexpr std::int64_t kBiasActDelegationMinWeight = std::int64_t{1} << 20;           // elements: 2 MiB in 16 bits
 constexpr std::int64_t kBiasActDelegationTokenRowsMinWeight = std::int64_t{3} << 20;  // 6 MiB
