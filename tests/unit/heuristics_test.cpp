@@ -760,8 +760,9 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
 }
 
 // Bias + activation calls cuBLASLt cannot fuse at 9-64 tokens on weights of at least 2 MiB: on
-// the 128x32 kernel's at most 33 tiles, or 49 with K >= 6144 (132 SMs); on the warp-mma kernels,
-// rows of at least 16384 at 9-16 tokens and weights of at least 6 MiB at 17-64.
+// the 128x32 kernel's at most 33 tiles, or 49 with K >= 6144, or 133-176 whole tiles of K under
+// 4096 (132 SMs); on the warp-mma kernels, rows of at least 16384 at 9-16 tokens and weights of at
+// least 6 MiB at 17-64.
 TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
   DeviceCaps h100 = hopper();
   h100.dram_gbps = 3352;
@@ -774,6 +775,11 @@ TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(32, 6272, 6080), caps)) << "49 tiles, K under 6144";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(32, 6400, 8192), caps)) << "50 tiles";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(33, 3200, 8192), caps)) << "25 x 2 = 50 tiles";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(34, 10496, 3520), caps)) << "164 whole tiles";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(20, 22528, 4032), caps)) << "176 whole tiles";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(20, 22656, 4032), caps)) << "177 tiles";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(34, 10496, 4096), caps)) << "past a wave, stream-K's K";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(20, 16896, 4032), caps)) << "132 tiles: one wave";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(8, 320, 30208), caps)) << "8 tokens";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(65, 320, 30208), caps)) << "65 tokens";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(40, 1024, 1016), caps)) << "under 2 MiB";

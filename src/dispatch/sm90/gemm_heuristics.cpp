@@ -361,7 +361,8 @@ bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
 // + activation kernel where epifuse's own kernels cannot fill the GPU:
 // - the 128x32 kernel on at most SMs / 4 tiles (33 on 132 SMs), or 3/8 x SMs (49) with K >= 6144:
 //   its whole tiles leave most SMs idle, and its split-K shares' partial sums meet one after
-//   another;
+//   another; and its whole tiles just past one wave (at most 4/3 x SMs, K under the stream-K tail
+//   rule's 4096), whose second wave is nearly empty;
 // - the warp-mma kernels on rows of at least 16384 at 9-16 tokens, and on weights of at least 6 MiB
 //   at 17-64 (rows of 16 tokens, each reading the weight again).
 // H100, fp32 bias + GELU against cuBLASLt + the bench's bias+GELU kernel, the delegated path and
@@ -371,6 +372,10 @@ bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
 // 1.008), the own kernels 0.55-1.31x (0.996), this rule 0.91-1.31x (1.038; 3 calls under 0.95,
 // where the own kernels had 109). The delegated path loses where the own kernel's tiles are many
 // and short (128x32 whole tiles on 36-56 tiles of K under 1000: 1.03-1.11x against 1.17-1.31x).
+// Past one wave, measured beside the rule's runs (seeds 19 and 20 and the grid at 9-64 tokens,
+// every call of at least 2 MiB delegated): whole tiles of K under 4096 on 134-174 tiles took the
+// delegated path 0.97-1.03x against the own kernel's 0.85-1.02x (6 calls; 34 x 10496 x 3520:
+// 0.984x against 0.845x).
 constexpr std::int64_t kBiasActDelegationMinTokens = 9;
 constexpr std::int64_t kBiasActDelegationMinWeight = std::int64_t{1} << 20;           // elements: 2 MiB in 16 bits
 constexpr std::int64_t kBiasActDelegationTokenRowsMinWeight = std::int64_t{3} << 20;  // 6 MiB
@@ -405,6 +410,7 @@ bool delegates_bias_act(const GemmArgs& args, const DeviceCaps& caps) {
                         : args.N * args.K >= kBiasActDelegationTokenRowsMinWeight;
   }
   const std::int64_t tiles = ceil_div(args.N, 128) * ceil_div(args.M, 32), sms = caps.sm_count;
+  if (tiles > sms) return 3 * tiles <= 4 * sms && args.K < kSwapped32TailStreamKMinK;
   return 4 * tiles <= sms || (8 * tiles <= 3 * sms && args.K >= kBiasActDelegationMidTilesMinK);
 }
 
