@@ -15,8 +15,8 @@
 //   M 17-64, bias + activation at most, narrow weights (SMs >= blocks x rows of 16 tokens,
 //   rows x N x K <= 2^24)
 //                       -> the same kernel in rows of 16 tokens
-//   M 9-64, bias + activation cuBLASLt cannot fuse, weights of at least 2 MiB on few 128x32 tiles,
-//   or long rows on the warp-mma kernels below (delegates_bias_act)
+//   M 9-64, bias + activation cuBLASLt cannot fuse, weights of at least 2 MiB on few 128x32 tiles
+//   or whole tiles just past one wave, or long rows on the warp-mma kernels (delegates_bias_act)
 //                       -> not an epifuse kernel: cuBLASLt's fp32 product + the bias + activation
 //                          kernel (api/gemm.cpp)
 //   M <= 64, bias + activation at most, otherwise
