@@ -1,7 +1,5 @@
 #include "delegate/cublaslt_bias_act.hpp"
 
-#include <algorithm>
-
 #include "kernels/bias_activation.hpp"
 
 namespace epifuse::detail {
@@ -48,10 +46,7 @@ bool bias_act_delegable(const GemmArgs& args) {
 DelegatedBiasActPlan plan_delegated_bias_act(const GemmArgs& args, int device, std::size_t usable_bytes) {
   DelegatedBiasActPlan plan;
   plan.product_bytes = product_bytes(args);
-  if (usable_bytes < plan.product_bytes) return plan;
-  const GemmArgs g = product_gemm(args, nullptr, 0);
-  if (!cublaslt_expresses(g)) return plan;
-  plan.product = plan_delegated_gemm(g, device, std::min(usable_bytes - plan.product_bytes, kDelegatedWorkspaceCap));
+  plan.product = plan_delegated_product(product_gemm(args, nullptr, 0), plan.product_bytes, device, usable_bytes);
   return plan;
 }
 

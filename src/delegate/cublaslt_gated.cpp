@@ -1,7 +1,5 @@
 #include "delegate/cublaslt_gated.hpp"
 
-#include <algorithm>
-
 #include "kernels/gated_act_mul.hpp"
 
 namespace epifuse::detail {
@@ -38,10 +36,7 @@ GemmArgs product_gemm(const GatedMlpArgs& args, void* product, std::size_t lt_wo
 DelegatedGatedPlan plan_delegated_gated(const GatedMlpArgs& args, int device, std::size_t usable_bytes) {
   DelegatedGatedPlan plan;
   plan.product_bytes = product_bytes(args);
-  if (usable_bytes < plan.product_bytes) return plan;
-  const GemmArgs g = product_gemm(args, nullptr, 0);
-  if (!cublaslt_expresses(g)) return plan;
-  plan.product = plan_delegated_gemm(g, device, std::min(usable_bytes - plan.product_bytes, kDelegatedWorkspaceCap));
+  plan.product = plan_delegated_product(product_gemm(args, nullptr, 0), plan.product_bytes, device, usable_bytes);
   return plan;
 }
 

@@ -320,6 +320,12 @@ DelegatedPlan plan_delegated_gemm(const GemmArgs& args, int device, std::size_t 
   return plans().emplace(key, plan).first->second;
 }
 
+DelegatedPlan plan_delegated_product(const GemmArgs& product, std::size_t product_bytes, int device,
+                                     std::size_t usable_bytes) {
+  if (usable_bytes < product_bytes || !cublaslt_expresses(product)) return {};
+  return plan_delegated_gemm(product, device, std::min(usable_bytes - product_bytes, kDelegatedWorkspaceCap));
+}
+
 Status run_delegated_gemm(const GemmArgs& args, const DelegatedPlan& plan, cudaStream_t stream) {
   const cublasLtHandle_t handle = handle_for(plan.device);
   if (handle == nullptr) return Status::internal("gemm: cuBLASLt refused a call it had planned");

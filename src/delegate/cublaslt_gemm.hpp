@@ -63,6 +63,13 @@ struct DelegatedPlan {
 // then runs epifuse's kernel).
 DelegatedPlan plan_delegated_gemm(const GemmArgs& args, int device, std::size_t max_workspace_bytes);
 
+// For a delegated op whose own kernel reads an fp32 product (`product`: its GEMM, D anywhere
+// 256-byte aligned) of `product_bytes` at the start of `usable_bytes` of workspace: cuBLASLt's plan
+// for it with what follows (at most kDelegatedWorkspaceCap); found false where the product does
+// not fit or cuBLASLt does not express it.
+DelegatedPlan plan_delegated_product(const GemmArgs& product, std::size_t product_bytes, int device,
+                                     std::size_t usable_bytes);
+
 // Whether a plan's first launch times its candidates (see delegated_tuning() in epifuse/tuning.hpp).
 bool delegated_tuning_enabled();
 void set_delegated_tuning_enabled(bool enabled);

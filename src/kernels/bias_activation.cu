@@ -9,18 +9,13 @@
 #include <cuda_fp16.h>
 
 #include "epilogue/activation.cuh"
+#include "epilogue/floats.cuh"
 
 namespace epifuse::detail {
 namespace {
 
 constexpr int kThreads = 256;
 constexpr std::int64_t kMaxBlocks = 8192;
-
-struct Four {
-  static constexpr int kElements = 4;
-  float v[4];
-  __device__ float& operator[](int i) { return v[i]; }
-};
 
 __device__ __forceinline__ float to_float(float v) { return v; }
 __device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
@@ -41,7 +36,7 @@ __global__ void __launch_bounds__(kThreads) bias_activation_rows(const float* pr
        i += static_cast<std::int64_t>(gridDim.x) * kThreads) {
     const std::int64_t row = i / groups_per_row, column = 4 * (i % groups_per_row);
     const float4 acc = *reinterpret_cast<const float4*>(product + row * ldp + column);
-    Four y{{acc.x, acc.y, acc.z, acc.w}};
+    device::Floats<4> y{{acc.x, acc.y, acc.z, acc.w}};
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
       const float b = bias != nullptr && column + k < N ? to_float(bias[column + k]) : 0.0f;

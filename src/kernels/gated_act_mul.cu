@@ -8,6 +8,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "epilogue/floats.cuh"
 #include "epilogue/gated_math.cuh"
 
 namespace epifuse::detail {
@@ -16,12 +17,7 @@ namespace {
 constexpr int kThreads = 256;
 constexpr std::int64_t kMaxBlocks = 8192;
 
-struct Eight {
-  static constexpr int kElements = 8;
-  float v[8];
-  __device__ float& operator[](int i) { return v[i]; }
-  __device__ float operator[](int i) const { return v[i]; }
-};
+using Eight = device::Floats<8>;
 
 __device__ __forceinline__ Eight load8(const float* p) {
   const float4 a = *reinterpret_cast<const float4*>(p);

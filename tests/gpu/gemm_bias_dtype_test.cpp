@@ -163,28 +163,7 @@ TEST_F(GemmBiasDtype, WideningInsideGraphCapture) {
                 {.col_bias = true, .activation = Activation::kSiLU, .reductions = kAmax}};
   c.epilogue.col_bias_dtype = DType::kBF16;
   GemmProblem p(c, case_seed(c.name()));
-  cudaStream_t stream;
-  EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaGraph_t graph;
-  EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  const Status s = gemm(p.args(), stream);
-  const cudaError_t captured = cudaStreamEndCapture(stream, &graph);
-  ASSERT_TRUE(s.ok()) << s.to_string();
-  ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
-  cudaGraphExec_t exec;
-  EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  const ReferenceAccumulators reference = reference_accumulators(p);
-  for (int replay = 0; replay < 2; ++replay) {
-    p.poison_outputs();
-    EPIFUSE_CHECK_CUDA(cudaGraphLaunch(exec, stream));
-    EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
-    const CheckReport r =
-        check_external_output(p, reference, p.d().data(), p.ldd(), DType::kBF16, c.epilogue, Judge::kFused);
-    EXPECT_TRUE(r.passed) << "replay " << replay << ": " << r.text;
-  }
-  EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
-  EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
-  EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
+  expect_gemm_graph_replays_pass(p);
 }
 
 }  // namespace

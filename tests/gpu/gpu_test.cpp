@@ -31,6 +31,31 @@ void expect_gated_passes(const GatedCase& c, cudaStream_t stream) {
   EXPECT_TRUE(r.passed) << r.text;
 }
 
+void expect_gemm_graph_replays_pass(GemmProblem& p, int replays) {
+  cudaStream_t stream;
+  EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  const Status s = gemm(p.args(), stream);
+  const cudaError_t captured = cudaStreamEndCapture(stream, &graph);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
+  cudaGraphExec_t exec;
+  EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  const ReferenceAccumulators reference = reference_accumulators(p);
+  for (int replay = 0; replay < replays; ++replay) {
+    p.poison_outputs();
+    EPIFUSE_CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+    const CheckReport r = check_external_output(p, reference, p.d().data(), p.ldd(), p.spec().output,
+                                                p.spec().epilogue, Judge::kFused);
+    EXPECT_TRUE(r.passed) << "replay " << replay << ": " << r.text;
+  }
+  EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
+  EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
+  EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
 void expect_rejected(const Status& s, StatusCode code, const std::string& message) {
   EXPECT_EQ(s.code(), code) << s.to_string();
   EXPECT_NE(s.message().find(message), std::string::npos) << "expected: " << message << "\ngot: " << s.message();
