@@ -234,7 +234,7 @@ TEST_F(GemmBehavior, IndexesPastTwoToThe31Elements) {
 // Up to 64 tokens, an epilogue cuBLASLt does not compute runs epifuse's decode kernels
 // (gemm_heuristics.cpp): the warp-mma kernels while their blocks fit in a wave (two token tiles past
 // 8 tokens, rows of 16 tokens on narrow weights past 16), else the swapped 128x32 kernel; at 9-64
-// tokens few weight tiles of at least 2 MiB, and long rows where the warp-mma kernels would run,
+// tokens few weight tiles of at least 4 MiB, and long rows where the warp-mma kernels would run,
 // take cuBLASLt's fp32 product + the bias + activation kernel. Also inside a CUDA graph, replayed
 // on new inputs, as does a plain call on a narrow weight; a plain call on a wider one stays with
 // cuBLASLt.
@@ -280,7 +280,7 @@ TEST_F(GemmBehavior, DecodeRunsItsKernelsAlsoInAGraph) {
       {{25, 256, 8192, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel16},
       // Past the warp-mma kernels' waves (532 blocks at 7 tokens, 384 at 13), and 17-64 tokens
       // past the rows' limits (blocks x rows over 132, rows x N x K over 2^24): whole tiles on
-      // many tiles or small weights; few tiles of at least 2 MiB delegated (16 and 8 tiles).
+      // many tiles or small weights; few tiles of at least 4 MiB delegated (16 and 8 tiles).
       {{7, 8512, 256, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kSwapped32},
       {{13, 6144, 2048, DType::kBF16, DType::kBF16, 0, 0, scaled_silu}, kSwapped32},
       {{37, 1000, 520, DType::kBF16, DType::kBF16, 0, 0, scaled_silu}, kSwapped32},

@@ -15,7 +15,7 @@
 //   M 17-64, bias + activation at most, narrow weights (SMs >= blocks x rows of 16 tokens,
 //   rows x N x K <= 2^24)
 //                       -> the same kernel in rows of 16 tokens
-//   M 9-64, bias + activation cuBLASLt cannot fuse, weights of at least 2 MiB on few 128x32 tiles
+//   M 9-64, bias + activation cuBLASLt cannot fuse, weights of at least 4 MiB on few 128x32 tiles
 //   or whole tiles just past one wave, or long rows on the warp-mma kernels (delegates_bias_act)
 //                       -> not an epifuse kernel: cuBLASLt's fp32 product + the bias + activation
 //                          kernel (api/gemm.cpp)
@@ -357,7 +357,7 @@ bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
 }
 
 // Bias + activation calls cuBLASLt cannot fuse (an fp32 bias with a 16-bit D, activations it
-// lacks) at 9-64 tokens on weights of at least 2 MiB run cuBLASLt's fp32 product + epifuse's bias
+// lacks) at 9-64 tokens on weights of at least 4 MiB run cuBLASLt's fp32 product + epifuse's bias
 // + activation kernel where epifuse's own kernels cannot fill the GPU:
 // - the 128x32 kernel on at most SMs / 4 tiles (33 on 132 SMs), or 3/8 x SMs (49) with K >= 6144:
 //   its whole tiles leave most SMs idle, and its split-K shares' partial sums meet one after
@@ -375,9 +375,11 @@ bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
 // Past one wave, measured beside the rule's runs (seeds 19 and 20 and the grid at 9-64 tokens,
 // every call of at least 2 MiB delegated): whole tiles of K under 4096 on 134-174 tiles took the
 // delegated path 0.97-1.03x against the own kernel's 0.85-1.02x (6 calls; 34 x 10496 x 3520:
-// 0.984x against 0.845x).
+// 0.984x against 0.845x). On weights of 2-4 MiB the delegated path won 11 of 19 calls in those
+// runs but 4 of 22 in the checks of 6ca32c4 to 168ca12 (50 x 960 x 1792: 0.797x against 0.954x):
+// the rule starts at 4 MiB.
 constexpr std::int64_t kBiasActDelegationMinTokens = 9;
-constexpr std::int64_t kBiasActDelegationMinWeight = std::int64_t{1} << 20;           // elements: 2 MiB in 16 bits
+constexpr std::int64_t kBiasActDelegationMinWeight = std::int64_t{2} << 20;           // elements: 4 MiB in 16 bits
 constexpr std::int64_t kBiasActDelegationTokenRowsMinWeight = std::int64_t{3} << 20;  // 6 MiB
 constexpr std::int64_t kBiasActDelegationTwoTokenTilesMinK = 16384;
 constexpr std::int64_t kBiasActDelegationMidTilesMinK = 6144;
