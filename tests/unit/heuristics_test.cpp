@@ -761,8 +761,8 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
 
 // Bias + activation calls cuBLASLt cannot fuse at 9-64 tokens on weights of at least 4 MiB: on
 // the 128x32 kernel's at most 33 tiles, or 49 with K >= 6144, or 133-176 whole tiles of K under
-// 4096 (132 SMs); on the warp-mma kernels, rows of at least 16384 at 9-16 tokens and weights of at
-// least 6 MiB at 17-64.
+// 4096 (132 SMs); on the warp-mma kernels, rows of at least 16384 at 9-16 tokens and rows of 16
+// tokens reading at least 16 MiB at 17-64.
 TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
   DeviceCaps h100 = hopper();
   h100.dram_gbps = 3352;
@@ -787,8 +787,9 @@ TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(50, 960, 1792), caps)) << "3.3 MiB";
     EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(12, 384, 16384), caps)) << "warp-mma, rows of 16384";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(12, 384, 16320), caps)) << "warp-mma, shorter rows";
-    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(24, 768, 4096), caps)) << "token rows, 6 MiB";
-    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(24, 768, 4032), caps)) << "token rows, under 6 MiB";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(24, 1024, 4096), caps)) << "token rows reading 16 MiB";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(24, 1024, 4032), caps)) << "token rows reading less";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(63, 448, 6976), caps)) << "4 rows of 5.96 MiB";
   }
   // 12 x 4096 x 4096: an H100 runs the 128x32 kernel (32 tiles, delegated), an H200 the 16-token one.
   EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(12, 4096, 4096), h100));

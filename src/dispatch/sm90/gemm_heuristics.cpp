@@ -363,8 +363,8 @@ bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
 //   its whole tiles leave most SMs idle, and its split-K shares' partial sums meet one after
 //   another; and its whole tiles just past one wave (at most 4/3 x SMs, K under the stream-K tail
 //   rule's 4096), whose second wave is nearly empty;
-// - the warp-mma kernels on rows of at least 16384 at 9-16 tokens, and on weights of at least 6 MiB
-//   at 17-64 (rows of 16 tokens, each reading the weight again).
+// - the warp-mma kernels on rows of at least 16384 at 9-16 tokens, and at 17-64 where their rows of
+//   16 tokens (each reading the weight again) read at least 16 MiB.
 // H100, fp32 bias + GELU against cuBLASLt + the bench's bias+GELU kernel, the delegated path and
 // epifuse's own kernel in the same runs: on the 502 calls of 9-64 tokens with at most 64 such tiles
 // of random seeds 14-16 and the catalogue grid at 17-64 tokens (bench/results/tuning/issue9/
@@ -377,10 +377,14 @@ bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
 // delegated path 0.97-1.03x against the own kernel's 0.85-1.02x (6 calls; 34 x 10496 x 3520:
 // 0.984x against 0.845x). On weights of 2-4 MiB the delegated path won 11 of 19 calls in those
 // runs but 4 of 22 in the checks of 6ca32c4 to 168ca12 (50 x 960 x 1792: 0.797x against 0.954x):
-// the rule starts at 4 MiB.
+// the rule starts at 4 MiB. The rows kernel's threshold was a weight of 6 MiB until seed 22 of
+// fae6f16's check ran 63 x 448 x 6976 (5.96 MiB in 4 rows, 24 MiB of reads) at 0.775x; over the
+// measured calls the rows kernel lost on 20-28 MiB of reads (41 x 512 x 7808: 0.811x against
+// 0.994x delegated) and won on 4-12 (30 x 576 x 3392: 1.171x against 1.085x); 24 x 768 x 5248
+// (15 MiB: 0.920x against 0.998x) stays with it.
 constexpr std::int64_t kBiasActDelegationMinTokens = 9;
 constexpr std::int64_t kBiasActDelegationMinWeight = std::int64_t{2} << 20;           // elements: 4 MiB in 16 bits
-constexpr std::int64_t kBiasActDelegationTokenRowsMinWeight = std::int64_t{3} << 20;  // 6 MiB
+constexpr std::int64_t kBiasActDelegationTokenRowsMinReads = std::int64_t{8} << 20;  // rows x N x K: 16 MiB
 constexpr std::int64_t kBiasActDelegationTwoTokenTilesMinK = 16384;
 constexpr std::int64_t kBiasActDelegationMidTilesMinK = 6144;
 
@@ -409,7 +413,7 @@ bool delegates_bias_act(const GemmArgs& args, const DeviceCaps& caps) {
   if (args.N * args.K < kBiasActDelegationMinWeight) return false;
   if (warp_mma_runs_first(args, caps)) {
     return args.M <= 16 ? args.K >= kBiasActDelegationTwoTokenTilesMinK
-                        : args.N * args.K >= kBiasActDelegationTokenRowsMinWeight;
+                        : ceil_div(args.M, 16) * args.N * args.K >= kBiasActDelegationTokenRowsMinReads;
   }
   const std::int64_t tiles = ceil_div(args.N, 128) * ceil_div(args.M, 32), sms = caps.sm_count;
   if (tiles > sms) return 3 * tiles <= 4 * sms && args.K < kSwapped32TailStreamKMinK;
