@@ -1,6 +1,7 @@
 // The GEMM delegated to cuBLASLt + epifuse's bias + activation kernel, where dispatch finds
 // epifuse's own kernels measured slower on a bias + activation epilogue cuBLASLt cannot fuse
-// (few weight tiles at 17-64 tokens: gemm_bias_act_delegation_pays in dispatch/select.hpp).
+// (few weight tiles or long rows at 9-64 tokens: gemm_bias_act_delegation_pays in
+// dispatch/select.hpp).
 // cuBLASLt writes the fp32 product A·Bᵀ [M, N] into the workspace; kernels/bias_activation.cu
 // applies alpha, the column bias and the activation and rounds once, as the fused kernels do.
 //

@@ -369,9 +369,10 @@ bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
 // epifuse's own kernel in the same runs: on the 502 calls of 9-64 tokens with at most 64 such tiles
 // of random seeds 14-16 and the catalogue grid at 17-64 tokens (bench/results/tuning/issue9/
 // decode-gemm/bias-act-delegation/) the delegated path ran 0.86-1.17x the baseline (geometric mean
-// 1.008), the own kernels 0.55-1.31x (0.996), this rule 0.91-1.31x (1.038; 3 calls under 0.95,
-// where the own kernels had 109). The delegated path loses where the own kernel's tiles are many
-// and short (128x32 whole tiles on 36-56 tiles of K under 1000: 1.03-1.11x against 1.17-1.31x).
+// 1.008), the own kernels 0.55-1.31x (0.996), the rule as first fitted (6ca32c4) 0.91-1.31x
+// (1.038; 3 calls under 0.95, where the own kernels had 109). The delegated path loses where the
+// own kernel's tiles are many and short (128x32 whole tiles on 36-56 tiles of K under 1000:
+// 1.03-1.11x against 1.17-1.31x).
 // Past one wave, measured beside the rule's runs (seeds 19 and 20 and the grid at 9-64 tokens,
 // every call of at least 2 MiB delegated): whole tiles of K under 4096 on 134-174 tiles took the
 // delegated path 0.97-1.03x against the own kernel's 0.85-1.02x (6 calls; 34 x 10496 x 3520:
