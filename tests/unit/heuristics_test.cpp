@@ -322,7 +322,13 @@ TEST(GemmHeuristics, NarrowDecodeCallsRunTheirOwnKernel) {
   EXPECT_FALSE(pays(shape(5, 1024, 2048, DType::kFP16, DType::kFP16)));
   EXPECT_TRUE(pays(shape(9, 1024, 4096))) << "9 tokens";
   EXPECT_TRUE(pays(shape(1, 3072, 4096))) << "N 3072";
-  EXPECT_TRUE(pays(shape(1, 512, 4096))) << "N 512";
+  EXPECT_FALSE(pays(shape(1, 512, 4096))) << "N 512";
+  EXPECT_FALSE(pays(shape(7, 320, 1536))) << "N 320, K 1536";
+  EXPECT_FALSE(pays(shape(3, 1000, 8192))) << "N 1000, K 8192";
+  EXPECT_TRUE(pays(shape(1, 512, 1472))) << "N 512, K under 1536";
+  EXPECT_TRUE(pays(shape(6, 512, 10752))) << "N 512, K over 8192";
+  EXPECT_TRUE(pays(shape(1, 192, 4096))) << "N under 256";
+  EXPECT_TRUE(pays(shape(1, 1024, 1536))) << "N 1024, K under 2048";
   EXPECT_TRUE(pays(shape(1, 1024, 16384))) << "K 16384";
   EXPECT_TRUE(pays(shape(1, 1024, 1024))) << "K 1024";
   EXPECT_TRUE(pays(shape(2, 2048, 2240))) << "128 blocks, K under 4096: one K-loop share";

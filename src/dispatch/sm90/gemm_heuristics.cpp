@@ -396,12 +396,18 @@ constexpr std::int64_t kBiasActDelegationMidTilesMinK = 6144;
 // (bench/results/tuning/issue9/decode-gemm/narrow/): N 1024 with K 2048-8192 and N 2048 with K
 // 4096-8192 (10 points, two runs, two K-loop shares) 1.01-1.67x cuBLASLt's speed. With one share
 // N 2048 with K under 4096 (128 CTAs of 4 warps) was 0.85-1.52x; at N 3072 or K 16384 it lost at
-// 11 of 12 points (0.89-0.96x). Every other call cuBLASLt expresses runs cuBLASLt.
+// 11 of 12 points (0.89-0.96x). Narrower weights, N 256-1023 with K 1536-8192: plain calls of
+// 1-8 tokens in the random runs of seeds 14-22 on an H100 (25 runs, 7964f1a-0594f85) took the own
+// kernel at 0.98-1.58x cuBLASLt's fastest of its top four (227 points of 76 shapes, geometric mean
+// 1.17), and in three H200 runs at 1.01-1.44x (34 points, 18 shapes); K <= 1024 lost (0.78-1.17x,
+// mean 0.92), as did K 8193-16384 at some shapes (6 x 512 x 10752: 0.92x). tools/
+// narrow_decode_rule.py tabulates them. Every other call cuBLASLt expresses runs cuBLASLt.
 bool delegates(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates) {
   const int sm_count = caps.sm_count;
   const Epilogue& e = args.epilogue;
-  const bool narrow_decode = args.M <= 8 && args.N >= 1024 && args.N <= 2048 && args.K >= 2048 && args.K <= 8192 &&
-                             (args.N <= 2032 || args.K >= 4096);
+  const bool narrower = args.N >= 256 && args.N < 1024 && args.K >= 1536;
+  const bool narrow = args.N >= 1024 && args.N <= 2048 && args.K >= 2048 && (args.N <= 2032 || args.K >= 4096);
+  const bool narrow_decode = args.M <= 8 && args.K <= 8192 && (narrower || narrow);
   if (!narrow_decode || e.col_bias != nullptr || e.residual != nullptr) return true;
   if (!decode_key(args, candidates, sm_count)) return true;
   // Kept only where choose() runs the warp-mma kernel: on a device of under 32 SMs these blocks
