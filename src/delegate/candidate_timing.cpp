@@ -4,10 +4,13 @@
 #include <limits>
 #include <utility>
 
+#include "kernels/l2_eviction.hpp"
+#include "kernels/stream_gate.hpp"
+
 namespace epifuse::detail {
 namespace {
 
-// A sequence of events recorded between consecutive runs: run r lies between events r and r + 1.
+// Pairs of events around runs: run r lies between events 2r and 2r + 1.
 class RunEvents {
  public:
   RunEvents() = default;
@@ -19,8 +22,8 @@ class RunEvents {
   }
 
   bool create(int runs) {
-    events_.reserve(runs + 1);
-    for (int i = 0; i <= runs; ++i) {
+    events_.reserve(2 * runs);
+    for (int i = 0; i < 2 * runs; ++i) {
       cudaEvent_t e = nullptr;
       if (cudaEventCreate(&e) != cudaSuccess) return false;
       events_.push_back(e);
@@ -28,18 +31,48 @@ class RunEvents {
     return true;
   }
 
-  cudaEvent_t at(int i) const { return events_[i]; }
-  cudaEvent_t last() const { return events_.back(); }
+  cudaEvent_t start(int r) const { return events_[2 * r]; }
+  cudaEvent_t end(int r) const { return events_[2 * r + 1]; }
 
   bool run_us(int r, double* us) const {
     float ms = 0.0f;
-    if (cudaEventElapsedTime(&ms, events_[r], events_[r + 1]) != cudaSuccess) return false;
+    if (cudaEventElapsedTime(&ms, start(r), end(r)) != cudaSuccess) return false;
     *us = 1000.0 * ms;
     return true;
   }
 
  private:
   std::vector<cudaEvent_t> events_;
+};
+
+// A zeroed buffer for evict_l2, stream-ordered on the timing's stream; empty where it cannot be had
+// (the candidates are then timed on whatever L2 holds).
+class EvictionBuffer {
+ public:
+  EvictionBuffer(const EvictionBuffer&) = delete;
+  EvictionBuffer& operator=(const EvictionBuffer&) = delete;
+  explicit EvictionBuffer(cudaStream_t stream) : stream_(stream), bytes_(l2_eviction_bytes()) {
+    if (bytes_ == 0) return;
+    if (cudaMallocAsync(&buffer_, bytes_, stream_) != cudaSuccess ||
+        cudaMemsetAsync(buffer_, 0, bytes_, stream_) != cudaSuccess) {
+      cudaGetLastError();
+      release();
+    }
+  }
+  ~EvictionBuffer() { release(); }
+
+  // Evicts L2 on the stream; false where there is no buffer or the launch failed.
+  bool evict() const { return buffer_ != nullptr && evict_l2(buffer_, bytes_, stream_); }
+
+ private:
+  void release() {
+    if (buffer_ != nullptr) cudaFreeAsync(buffer_, stream_);
+    buffer_ = nullptr;
+  }
+
+  cudaStream_t stream_;
+  std::size_t bytes_;
+  void* buffer_ = nullptr;
 };
 
 }  // namespace
@@ -49,14 +82,15 @@ CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStre
   if (count <= 0) return times;
   std::vector<bool> usable(count, true);
 
-  // Sizing pass: one run of each candidate.
+  // Sizing pass: one run of each candidate, the first load of its kernel included.
   RunEvents sizing;
-  if (!sizing.create(count) || cudaEventRecord(sizing.at(0), stream) != cudaSuccess) return times;
+  if (!sizing.create(count)) return times;
   for (int i = 0; i < count; ++i) {
+    if (cudaEventRecord(sizing.start(i), stream) != cudaSuccess) return times;
     usable[i] = run(i, stream);
-    if (cudaEventRecord(sizing.at(i + 1), stream) != cudaSuccess) return times;
+    if (cudaEventRecord(sizing.end(i), stream) != cudaSuccess) return times;
   }
-  if (cudaEventSynchronize(sizing.last()) != cudaSuccess) return times;
+  if (cudaEventSynchronize(sizing.end(count - 1)) != cudaSuccess) return times;
   double pass_us = 0.0;
   for (int i = 0; i < count; ++i) {
     double us = 0.0;
@@ -67,18 +101,26 @@ CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStre
                                               kMaxTimedRuns)
                                  : kMaxTimedRuns;
 
+  // Timed runs, each after an L2 eviction, all enqueued behind a closed gate and released together.
+  EvictionBuffer eviction(stream);
   std::vector<RunEvents> timed(count);
-  cudaEvent_t last = sizing.last();
-  for (int i = 0; i < count; ++i) {
-    if (!usable[i]) continue;
-    if (!timed[i].create(runs)) return times;
-    usable[i] = run(i, stream);  // untimed: the candidate follows itself from here on
-    if (cudaEventRecord(timed[i].at(0), stream) != cudaSuccess) return times;
-    for (int r = 0; r < runs && usable[i]; ++r) {
-      usable[i] = run(i, stream);
-      if (cudaEventRecord(timed[i].at(r + 1), stream) != cudaSuccess) return times;
+  cudaEvent_t last = sizing.end(count - 1);
+  {
+    StreamGate gate;
+    gate.close(stream);
+    for (int i = 0; i < count; ++i) {
+      if (!usable[i]) continue;
+      if (!timed[i].create(runs)) return times;
+      eviction.evict();
+      usable[i] = run(i, stream);  // untimed: the candidate follows itself from here on
+      for (int r = 0; r < runs && usable[i]; ++r) {
+        eviction.evict();
+        if (cudaEventRecord(timed[i].start(r), stream) != cudaSuccess) return times;
+        usable[i] = run(i, stream);
+        if (cudaEventRecord(timed[i].end(r), stream) != cudaSuccess) return times;
+        last = timed[i].end(r);
+      }
     }
-    last = timed[i].last();
   }
   if (cudaEventSynchronize(last) != cudaSuccess) return times;
 

@@ -1,13 +1,19 @@
 // A delegated call's first launch times cuBLASLt's candidates on the call's own operands
 // (epifuse/tuning.hpp): that launch and the later ones pass the fp64 check with D's guard bands
 // intact, a residual that is D itself is added once, later calls repeat one algorithm bitwise,
-// with tuning on or off. The timing helper keeps the fastest candidate and skips failing ones.
+// with tuning on or off. The timing helper keeps the fastest candidate and skips failing ones; the
+// gate it enqueues its runs behind holds a stream until opened, and its L2 eviction writes nothing.
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include <cuda_runtime_api.h>
 
 #include "delegate/candidate_timing.hpp"
+#include "kernels/l2_eviction.hpp"
+#include "kernels/stream_gate.hpp"
 #include "epifuse/tuning.hpp"
 #include "tests/gpu/gpu_test.hpp"
 
@@ -83,6 +89,49 @@ TEST_F(DelegatedTuning, TimingKeepsTheFastestAndSkipsFailures) {
   EXPECT_LT(times.median_us[1], times.median_us[0]);
   EXPECT_EQ(runs_of_failing, 1) << "a failed candidate is not run again";
   EXPECT_EQ(detail::time_candidates(2, [](int, cudaStream_t) { return false; }, nullptr).pick, -1);
+}
+
+TEST_F(DelegatedTuning, GateHoldsItsStreamUntilOpened) {
+  cudaStream_t stream = nullptr;
+  EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  DeviceBuffer buffer(4096);
+  EPIFUSE_CHECK_CUDA(cudaMemsetAsync(buffer.data(), 0, 4096, stream));
+  {
+    detail::StreamGate gate;
+    ASSERT_TRUE(gate.close(stream));
+    EXPECT_FALSE(gate.close(stream)) << "closed already";
+    EPIFUSE_CHECK_CUDA(cudaMemsetAsync(buffer.data(), 0x5a, 4096, stream));
+    // Well under StreamGate::kMaxHoldMs: the memset behind the gate has not run.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(cudaStreamQuery(stream), cudaErrorNotReady);
+    gate.open();
+    gate.open();
+  }
+  EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+  std::vector<std::uint8_t> host(4096);
+  EPIFUSE_CHECK_CUDA(cudaMemcpy(host.data(), buffer.data(), host.size(), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(std::count(host.begin(), host.end(), std::uint8_t{0x5a}), 4096);
+  {
+    detail::StreamGate gate;
+    ASSERT_TRUE(gate.close(stream));
+  }  // the destructor opens it
+  EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+  EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+TEST_F(DelegatedTuning, L2EvictionReadsTwiceTheCacheAndWritesNothing) {
+  int device = 0, l2_bytes = 0;
+  EPIFUSE_CHECK_CUDA(cudaGetDevice(&device));
+  EPIFUSE_CHECK_CUDA(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  const std::size_t bytes = detail::l2_eviction_bytes();
+  ASSERT_EQ(bytes, 2 * static_cast<std::size_t>(l2_bytes));
+  DeviceBuffer buffer(bytes + 4096);
+  EPIFUSE_CHECK_CUDA(cudaMemset(buffer.data(), 0, bytes + 4096));
+  ASSERT_TRUE(detail::evict_l2(buffer.data(), bytes, nullptr));
+  EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<std::uint8_t> host(bytes + 4096);
+  EPIFUSE_CHECK_CUDA(cudaMemcpy(host.data(), buffer.data(), host.size(), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(std::count(host.begin(), host.end(), std::uint8_t{0}), static_cast<std::ptrdiff_t>(host.size()));
 }
 
 }  // namespace
