@@ -183,13 +183,12 @@ class ShapeRun {
   void add_cublaslt() {
     const Shape& s = shape_;
     const OperandSets& sets = *plain_sets_;
-    const GemmArgs a0 = sets.args(0);
     lt_ = std::make_unique<CublasLtGemm>(s.M, s.N, s.K, DType::kBF16, DType::kBF16, LtEpilogue::kNone);
-    lt_->autotune(a0.A, a0.B, a0.D, nullptr);
     const Launch plain = [this, &sets](int i, cudaStream_t stream) {
       const GemmArgs a = sets.args(i);
       lt_->run(a.A, a.B, a.D, nullptr, stream);
     };
+    lt_->autotune(plain, options_.timing.graphs, nullptr);
     contenders_.push_back(
         {make_row("cublaslt", "none", {}, run_and_check_baseline(*plain_, plain, {}), lt_->algo_description()), plain});
 
@@ -203,11 +202,11 @@ class ShapeRun {
     const auto* bias_f32 = static_cast<const float*>(biased_->args().epilogue.col_bias);
 
     lt_gelu_ = std::make_unique<CublasLtGemm>(s.M, s.N, s.K, DType::kBF16, DType::kBF16, LtEpilogue::kGeluBias);
-    lt_gelu_->autotune(a0.A, a0.B, a0.D, bias);
     const Launch fused = [this, &sets, bias](int i, cudaStream_t stream) {
       const GemmArgs a = sets.args(i);
       lt_gelu_->run(a.A, a.B, a.D, bias, stream);
     };
+    lt_gelu_->autotune(fused, options_.timing.graphs, bias);
     contenders_.push_back({make_row("cublaslt", "bias_gelu", kBiasGelu,
                                     run_and_check_baseline(*biased_, fused, kBiasGelu), lt_gelu_->algo_description()),
                            fused});
