@@ -4,7 +4,6 @@
 #include <limits>
 #include <utility>
 
-#include "kernels/l2_eviction.hpp"
 #include "kernels/stream_gate.hpp"
 
 namespace epifuse::detail {
@@ -45,36 +44,6 @@ class RunEvents {
   std::vector<cudaEvent_t> events_;
 };
 
-// A zeroed buffer for evict_l2, stream-ordered on the timing's stream; empty where it cannot be had
-// (the candidates are then timed on whatever L2 holds).
-class EvictionBuffer {
- public:
-  EvictionBuffer(const EvictionBuffer&) = delete;
-  EvictionBuffer& operator=(const EvictionBuffer&) = delete;
-  explicit EvictionBuffer(cudaStream_t stream) : stream_(stream), bytes_(l2_eviction_bytes()) {
-    if (bytes_ == 0) return;
-    if (cudaMallocAsync(&buffer_, bytes_, stream_) != cudaSuccess ||
-        cudaMemsetAsync(buffer_, 0, bytes_, stream_) != cudaSuccess) {
-      cudaGetLastError();
-      release();
-    }
-  }
-  ~EvictionBuffer() { release(); }
-
-  // Evicts L2 on the stream; false where there is no buffer or the launch failed.
-  bool evict() const { return buffer_ != nullptr && evict_l2(buffer_, bytes_, stream_); }
-
- private:
-  void release() {
-    if (buffer_ != nullptr) cudaFreeAsync(buffer_, stream_);
-    buffer_ = nullptr;
-  }
-
-  cudaStream_t stream_;
-  std::size_t bytes_;
-  void* buffer_ = nullptr;
-};
-
 }  // namespace
 
 CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStream_t)>& run, cudaStream_t stream) {
@@ -101,8 +70,7 @@ CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStre
                                               kMaxTimedRuns)
                                  : kMaxTimedRuns;
 
-  // Timed runs, each after an L2 eviction, all enqueued behind a closed gate and released together.
-  EvictionBuffer eviction(stream);
+  // Timed runs, all enqueued behind a closed gate and released together.
   std::vector<RunEvents> timed(count);
   cudaEvent_t last = sizing.end(count - 1);
   {
@@ -111,11 +79,9 @@ CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStre
     for (int i = 0; i < count; ++i) {
       if (!usable[i]) continue;
       if (!timed[i].create(runs)) return times;
-      eviction.evict();
       usable[i] = run(i, stream);  // untimed: the candidate follows itself from here on
       for (int r = 0; r < runs && usable[i]; ++r) {
-        eviction.evict();
-        if (cudaEventRecord(timed[i].start(r), stream) != cudaSuccess) return times;
+          if (cudaEventRecord(timed[i].start(r), stream) != cudaSuccess) return times;
         usable[i] = run(i, stream);
         if (cudaEventRecord(timed[i].end(r), stream) != cudaSuccess) return times;
         last = timed[i].end(r);

@@ -13,18 +13,21 @@ namespace epifuse::detail {
 
 // A candidate whose median lies within this factor of the fastest one's counts as tied with it;
 // the first tied candidate in the caller's order wins, so near-ties keep cuBLASLt's ranking and
-// the pick is the same from run to run where one candidate is clearly ahead.
-constexpr double kCandidateTieFactor = 1.03;
+// the pick is the same from run to run where one candidate is clearly ahead. At 3 % it kept
+// candidates 2.6-4.3 % slower than the fastest on calls where single runs time to well under 1 %
+// (H100: 1 x 35904 x 24000, 607.6 against 592.1 us; 41 x 20736 x 52352, 795.6 against 776.4).
+constexpr double kCandidateTieFactor = 1.01;
 // Each candidate runs once untimed, then its timed runs back to back, timed one by one: as many
 // as fill about kTimingBudgetMs of device time, within [kMinTimedRuns, kMaxTimedRuns]. Back to
 // back, not interleaved: a split-K candidate run right after another candidate took up to 1.8x
 // its time in a row (980x448x17792: 48.9 against 27.5 us), and calls of one shape run in a row
-// wherever the bench or a model's layer repeats them. Every run follows an L2 eviction, and all
-// are enqueued behind a closed StreamGate, so that a run's time is the device's, from device
-// memory: timed one launch at a time on operands left in L2, calls of 5-10 us picked candidates
-// that took up to 1.7x cuBLASLt's fastest in the bench (H100, 1 x 1024 x 1280: 11.3 against 6.6 us).
+// wherever the bench or a model's layer repeats them. The timed runs are enqueued behind a closed
+// StreamGate, so that they run back to back on the device: launched one at a time, every
+// candidate of calls that take 6-8 us in a CUDA graph timed alike at 11-13 us, the host's launch
+// gaps (H100, 1 x 1024 x 1280 and six more shapes, bench/results/tuning/issue9/delegated-tuning/
+// gate-h100/).
 constexpr float kTimingBudgetMs = 2.0f;
-constexpr int kMinTimedRuns = 1;
+constexpr int kMinTimedRuns = 3;
 constexpr int kMaxTimedRuns = 10;
 
 struct CandidateTimes {
@@ -33,11 +36,10 @@ struct CandidateTimes {
 };
 
 // Runs every candidate i in [0, count) as `run(i, stream)`: a sizing pass of one run each, then
-// per candidate an untimed run and its timed runs, each after an L2 eviction (where the device
-// memory for it can be had), with CUDA events around every run; waits for the stream and picks the
-// first candidate within kCandidateTieFactor of the fastest median. `run` returns false where
-// candidate i could not be enqueued; that candidate is left out. Blocks the host until the stream
-// has finished every run; the stream must not be capturing.
+// per candidate an untimed run and its timed runs, with CUDA events around every run; waits for
+// the stream and picks the first candidate within kCandidateTieFactor of the fastest median.
+// `run` returns false where candidate i could not be enqueued; that candidate is left out. Blocks
+// the host until the stream has finished every run; the stream must not be capturing.
 CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStream_t)>& run, cudaStream_t stream);
 
 }  // namespace epifuse::detail

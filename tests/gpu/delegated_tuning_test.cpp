@@ -2,7 +2,7 @@
 // (epifuse/tuning.hpp): that launch and the later ones pass the fp64 check with D's guard bands
 // intact, a residual that is D itself is added once, later calls repeat one algorithm bitwise,
 // with tuning on or off. The timing helper keeps the fastest candidate and skips failing ones; the
-// gate it enqueues its runs behind holds a stream until opened, and its L2 eviction writes nothing.
+// gate it enqueues its runs behind holds a stream until opened.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -12,7 +12,6 @@
 #include <cuda_runtime_api.h>
 
 #include "delegate/candidate_timing.hpp"
-#include "kernels/l2_eviction.hpp"
 #include "kernels/stream_gate.hpp"
 #include "epifuse/tuning.hpp"
 #include "tests/gpu/gpu_test.hpp"
@@ -117,21 +116,6 @@ TEST_F(DelegatedTuning, GateHoldsItsStreamUntilOpened) {
   }  // the destructor opens it
   EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
   EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
-}
-
-TEST_F(DelegatedTuning, L2EvictionReadsTwiceTheCacheAndWritesNothing) {
-  int device = 0, l2_bytes = 0;
-  EPIFUSE_CHECK_CUDA(cudaGetDevice(&device));
-  EPIFUSE_CHECK_CUDA(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-  const std::size_t bytes = detail::l2_eviction_bytes();
-  ASSERT_EQ(bytes, 2 * static_cast<std::size_t>(l2_bytes));
-  DeviceBuffer buffer(bytes + 4096);
-  EPIFUSE_CHECK_CUDA(cudaMemset(buffer.data(), 0, bytes + 4096));
-  ASSERT_TRUE(detail::evict_l2(buffer.data(), bytes, nullptr));
-  EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
-  std::vector<std::uint8_t> host(bytes + 4096);
-  EPIFUSE_CHECK_CUDA(cudaMemcpy(host.data(), buffer.data(), host.size(), cudaMemcpyDeviceToHost));
-  EXPECT_EQ(std::count(host.begin(), host.end(), std::uint8_t{0}), static_cast<std::ptrdiff_t>(host.size()));
 }
 
 }  // namespace
