@@ -51,8 +51,9 @@ Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optio
 // A delegated GEMM (and a delegated gated MLP's product) runs one of cuBLASLt's top four heuristic
 // algorithms, chosen at the first launch of each shape (shape, strides, types, epilogue, pointer
 // alignment and workspace size): that launch runs every candidate on the call's own operands,
-// back to back, up to twelve times each (timed runs sized to about 2 ms, at most ten each), waits
-// for its stream, and keeps the fastest median; a candidate within 3 % of it that cuBLASLt ranks
+// back to back, 5-12 times each (timed runs sized to about 2 ms, three to ten each, held until
+// all are enqueued so that they run at the device's pace, not the host's launch rate), waits for
+// its stream, and keeps the fastest median; a candidate within 1 % of it that cuBLASLt ranks
 // higher wins the tie. Every later call of the shape runs the choice without timing. cuBLASLt's
 // first choice took up to 1.5x its fastest candidate's time at some shapes (docs/heuristics.md).
 // A first launch under stream capture, or one whose residual is D itself (reruns would add to

@@ -400,8 +400,10 @@ constexpr std::int64_t kBiasActDelegationMidTilesMinK = 6144;
 // 1-8 tokens in the random runs of seeds 14-22 on an H100 (25 runs, 7964f1a-0594f85) took the own
 // kernel at 0.98-1.58x cuBLASLt's fastest of its top four (227 points of 76 shapes, geometric mean
 // 1.17), and in three H200 runs at 1.01-1.44x (34 points, 18 shapes); K <= 1024 lost (0.78-1.17x,
-// mean 0.92), as did K 8193-16384 at some shapes (6 x 512 x 10752: 0.92x). tools/
-// narrow_decode_rule.py tabulates them. Every other call cuBLASLt expresses runs cuBLASLt.
+// mean 0.92), as did K 8193-16384 at some shapes (6 x 512 x 10752: 0.92x). Fresh seeds 23-25
+// against the bench's stronger baseline of 6b264e4 (its candidates timed in graphs): 0.96-1.22x
+// (30 shapes, mean 1.05). tools/narrow_decode_rule.py tabulates them (decode-gemm/narrower/).
+// Every other call cuBLASLt expresses runs cuBLASLt.
 bool delegates(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates) {
   const int sm_count = caps.sm_count;
   const Epilogue& e = args.epilogue;
