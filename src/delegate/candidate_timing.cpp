@@ -81,7 +81,7 @@ CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStre
       if (!timed[i].create(runs)) return times;
       usable[i] = run(i, stream);  // untimed: the candidate follows itself from here on
       for (int r = 0; r < runs && usable[i]; ++r) {
-          if (cudaEventRecord(timed[i].start(r), stream) != cudaSuccess) return times;
+        if (cudaEventRecord(timed[i].start(r), stream) != cudaSuccess) return times;
         usable[i] = run(i, stream);
         if (cudaEventRecord(timed[i].end(r), stream) != cudaSuccess) return times;
         last = timed[i].end(r);
