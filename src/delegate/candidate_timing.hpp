@@ -14,8 +14,8 @@ namespace epifuse::detail {
 // A candidate whose median lies within this factor of the fastest one's counts as tied with it;
 // the first tied candidate in the caller's order wins, so near-ties keep cuBLASLt's ranking and
 // the pick is the same from run to run where one candidate is clearly ahead. At 3 % it kept
-// candidates 2.6-4.3 % slower than the fastest on calls where single runs time to well under 1 %
-// (H100: 1 x 35904 x 24000, 607.6 against 592.1 us; 41 x 20736 x 52352, 795.6 against 776.4).
+// candidates 2.6-4.3 % slower than the fastest in the tuning on long calls (H100: 1 x 35904 x
+// 24000, 607.6 against 592.1 us; 41 x 20736 x 52352, 795.6 against 776.4).
 constexpr double kCandidateTieFactor = 1.01;
 // Each candidate runs once untimed, then its timed runs back to back, timed one by one: as many
 // as fill about kTimingBudgetMs of device time, within [kMinTimedRuns, kMaxTimedRuns]. Back to
