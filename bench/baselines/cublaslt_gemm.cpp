@@ -68,10 +68,11 @@ void CublasLtGemm::run(const void* A, const void* B, void* D, const void* bias, 
 }
 
 void CublasLtGemm::autotune(const void* A, const void* B, void* D, const void* bias) {
-  autotune([this, A, B, D, bias](int, cudaStream_t stream) { run(A, B, D, bias, stream); }, false, bias);
+  autotune([this, A, B, D, bias](int, cudaStream_t stream) { run(A, B, D, bias, stream); }, TimingOptions{}, bias);
 }
 
-void CublasLtGemm::autotune(const std::function<void(int, cudaStream_t)>& run_set, bool graphs, const void* bias) {
+void CublasLtGemm::autotune(const std::function<void(int, cudaStream_t)>& run_set, const TimingOptions& measured,
+                            const void* bias) {
   if (bias) {
     check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)), "BIAS_POINTER");
   }
@@ -93,7 +94,7 @@ void CublasLtGemm::autotune(const std::function<void(int, cudaStream_t)>& run_se
   has_algo_ = true;
   for (int i = 0; i < found; ++i) {
     algo_ = results[i].algo;
-    const Timing t = time_interleaved({run_set}, {50.0, 2, 3, 20, graphs})[0];
+    const Timing t = time_interleaved({run_set}, {50.0, 2, 3, 20, measured.graphs, measured.operand_sets})[0];
     if (i == 0 || t.median_us < best_us) {
       best_us = t.median_us;
       best = i;

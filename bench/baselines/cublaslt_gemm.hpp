@@ -8,6 +8,7 @@
 
 #include <cublasLt.h>
 
+#include "bench/harness/timing.hpp"
 #include "epifuse/types.hpp"
 
 namespace epifuse::bench {
@@ -27,10 +28,11 @@ class CublasLtGemm {
   // Times the top heuristic algorithms on these operands and keeps the fastest.
   void autotune(const void* A, const void* B, void* D, const void* bias);
   // The same, timed as a suite times its contenders: `run_set(i, stream)` runs the algorithm being
-  // timed on operand set i (rotated sets), captured in CUDA graphs where `graphs`. Timed one launch
-  // at a time on one set, calls of 5-10 µs ranked their candidates by the host's launch gaps and
-  // by what L2 held. `bias`: the one the runs pass (cuBLASLt's heuristic sees its alignment).
-  void autotune(const std::function<void(int, cudaStream_t)>& run_set, bool graphs, const void* bias);
+  // timed on operand set i of `measured.operand_sets`, captured in CUDA graphs where
+  // `measured.graphs`. Timed one launch at a time on one set, calls of 5-10 µs ranked their
+  // candidates by the host's launch gaps and by what L2 held. `bias`: the one the runs pass
+  // (cuBLASLt's heuristic sees its alignment).
+  void autotune(const std::function<void(int, cudaStream_t)>& run_set, const TimingOptions& measured, const void* bias);
   void run(const void* A, const void* B, void* D, const void* bias, cudaStream_t stream) const;
   // "heuristic #2 of 8" — which candidate won.
   const std::string& algo_description() const { return algo_description_; }

@@ -36,20 +36,22 @@ float estimate_ms(const Launch& launch, cudaStream_t stream) {
   return std::max(ms / kRuns, 1e-4f);
 }
 
-// `launch` captured once per operand-set slot; running it replays the slot's graph.
+// `launch` captured once per operand set; running it replays the set's graph. Each graph is
+// launched once here: a graph's first launch uploads it, which took tens of µs in the timed runs
+// of 5-µs calls whose sets were many.
 class GraphedLaunch {
  public:
-  static constexpr int kSlots = 8;  // the suites rotate at most 8 operand sets
-
-  GraphedLaunch(const Launch& launch, cudaStream_t stream) {
-    for (int slot = 0; slot < kSlots; ++slot) {
+  GraphedLaunch(const Launch& launch, int operand_sets, cudaStream_t stream) : execs_(std::max(operand_sets, 1)) {
+    for (std::size_t set = 0; set < execs_.size(); ++set) {
       cudaGraph_t graph;
       EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-      launch(slot, stream);
+      launch(static_cast<int>(set), stream);
       EPIFUSE_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
-      EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&execs_[slot], graph, 0));
+      EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&execs_[set], graph, 0));
       EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
+      EPIFUSE_CHECK_CUDA(cudaGraphLaunch(execs_[set], stream));
     }
+    EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
   }
   ~GraphedLaunch() {
     for (cudaGraphExec_t e : execs_) cudaGraphExecDestroy(e);
@@ -58,11 +60,11 @@ class GraphedLaunch {
   GraphedLaunch& operator=(const GraphedLaunch&) = delete;
 
   void operator()(int iteration, cudaStream_t stream) const {
-    EPIFUSE_CHECK_CUDA(cudaGraphLaunch(execs_[iteration % kSlots], stream));
+    EPIFUSE_CHECK_CUDA(cudaGraphLaunch(execs_[iteration % execs_.size()], stream));
   }
 
  private:
-  cudaGraphExec_t execs_[kSlots] = {};
+  std::vector<cudaGraphExec_t> execs_;
 };
 
 }  // namespace
@@ -74,7 +76,7 @@ std::vector<Timing> time_interleaved(const std::vector<Launch>& raw_launches, co
   std::vector<Launch> launches = raw_launches;
   if (options.graphs) {
     for (Launch& launch : launches) {
-      auto graphed = std::make_shared<GraphedLaunch>(launch, stream);
+      auto graphed = std::make_shared<GraphedLaunch>(launch, options.operand_sets, stream);
       graphs.push_back(graphed);
       launch = [graphed](int i, cudaStream_t s) { (*graphed)(i, s); };
     }

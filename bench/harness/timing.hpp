@@ -23,6 +23,8 @@ struct TimingOptions {
   // host's per-call work (argument setup, launch API) out of the measurement, as a serving
   // engine's graphs do for small M.
   bool graphs = false;
+  // How many operand sets the launches rotate over: graph mode captures one graph per set.
+  int operand_sets = 1;
 };
 
 // Enqueues one run of an implementation on `stream`; `iteration` picks the operand set (rotate

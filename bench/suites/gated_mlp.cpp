@@ -94,6 +94,11 @@ class GatedShapeRun {
   }
 
   const OperandSet& set(int iteration) const { return sets_[iteration % sets_.size()]; }
+  TimingOptions timing() const {
+    TimingOptions t = options_.timing;
+    t.operand_sets = static_cast<int>(sets_.size());
+    return t;
+  }
 
   Row make_row(const std::string& impl, const std::string& kernel) const {
     Row r;
@@ -142,7 +147,7 @@ class GatedShapeRun {
     auto gemm = [this](int i, cudaStream_t stream) {
       lt_->run(set(i).x.data(), set(i).concatenated.data(), set(i).h.data(), nullptr, stream);
     };
-    lt_->autotune(gemm, options_.timing.graphs, nullptr);
+    lt_->autotune(gemm, timing(), nullptr);
     Row lt_row = make_row("cublaslt", lt_->algo_description());
     lt_row.bytes = static_cast<double>(M * s_.K * kElem + weight_bytes() + 2 * out_bytes());
     add(lt_row, gemm, 2.0 * out_bytes());
@@ -240,7 +245,7 @@ class GatedShapeRun {
   }
 
   void measure(std::vector<Row>* rows) {
-    std::map<std::string, double> us = time_contenders(&contenders_, options_.timing);
+    std::map<std::string, double> us = time_contenders(&contenders_, timing());
     for (auto& c : contenders_) {
       Row& r = c.row;
       const double t = r.timing.median_us;

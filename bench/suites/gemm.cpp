@@ -153,6 +153,14 @@ class ShapeRun {
     return {shape_.M, shape_.N, shape_.K, DType::kBF16, DType::kBF16, 0, 0, e};
   }
 
+  // The suite's timing over every operand set of the shape (the plain ones and each epilogue's).
+  TimingOptions timing() const {
+    TimingOptions t = options_.timing;
+    t.operand_sets = plain_sets_->count();
+    for (const std::unique_ptr<OperandSets>& sets : operand_sets_) t.operand_sets = std::max(t.operand_sets, sets->count());
+    return t;
+  }
+
   Row make_row(const std::string& impl, const std::string& epilogue, const EpilogueSpec& spec, std::string check,
                std::string kernel) const {
     Row r;
@@ -188,7 +196,7 @@ class ShapeRun {
       const GemmArgs a = sets.args(i);
       lt_->run(a.A, a.B, a.D, nullptr, stream);
     };
-    lt_->autotune(plain, options_.timing.graphs, nullptr);
+    lt_->autotune(plain, timing(), nullptr);
     contenders_.push_back(
         {make_row("cublaslt", "none", {}, run_and_check_baseline(*plain_, plain, {}), lt_->algo_description()), plain});
 
@@ -206,7 +214,7 @@ class ShapeRun {
       const GemmArgs a = sets.args(i);
       lt_gelu_->run(a.A, a.B, a.D, bias, stream);
     };
-    lt_gelu_->autotune(fused, options_.timing.graphs, bias);
+    lt_gelu_->autotune(fused, timing(), bias);
     contenders_.push_back({make_row("cublaslt", "bias_gelu", kBiasGelu,
                                     run_and_check_baseline(*biased_, fused, kBiasGelu), lt_gelu_->algo_description()),
                            fused});
@@ -294,7 +302,7 @@ class ShapeRun {
   void measure(std::vector<Row>* rows) {
     std::vector<Launch> launches;
     for (const Contender& c : contenders_) launches.push_back(c.launch);
-    const std::vector<Timing> timings = time_interleaved(launches, options_.timing);
+    const std::vector<Timing> timings = time_interleaved(launches, timing());
     std::map<std::string, double> us;  // "impl/epilogue" → median
     for (std::size_t i = 0; i < contenders_.size(); ++i) {
       contenders_[i].row.timing = timings[i];
@@ -399,7 +407,8 @@ class ShapeRun {
         for (int swizzle : {1, 4}) add({k, raster, swizzle}, 0, raster_name);
       }
     }
-    const std::vector<Timing> timings = time_interleaved(launches, {100.0, 4, 2, 10, options_.timing.graphs});
+    const std::vector<Timing> timings =
+        time_interleaved(launches, {100.0, 4, 2, 10, options_.timing.graphs, timing().operand_sets});
     for (std::size_t i = 1; i < sweep_rows.size(); ++i) {
       if (lt_bias_gelu && i == *lt_bias_gelu) continue;
       sweep_rows[i].timing = timings[i];
