@@ -318,15 +318,16 @@ TEST(GemmHeuristics, NarrowDecodeCallsRunTheirOwnKernel) {
     return gemm_delegation_pays(a, hopper(), candidates);
   };
   EXPECT_FALSE(pays(shape(1, 1024, 4096))) << "a GQA k or v projection";
-  EXPECT_FALSE(pays(shape(8, 2048, 8192)));
+  EXPECT_FALSE(pays(shape(8, 2048, 4096)));
   EXPECT_FALSE(pays(shape(5, 1024, 2048, DType::kFP16, DType::kFP16)));
   EXPECT_TRUE(pays(shape(9, 1024, 4096))) << "9 tokens";
   EXPECT_TRUE(pays(shape(1, 3072, 4096))) << "N 3072";
   EXPECT_FALSE(pays(shape(1, 512, 4096))) << "N 512";
   EXPECT_FALSE(pays(shape(7, 320, 1536))) << "N 320, K 1536";
-  EXPECT_FALSE(pays(shape(3, 1000, 8192))) << "N 1000, K 8192";
+  EXPECT_FALSE(pays(shape(3, 1000, 4096))) << "N 1000, K 4096";
   EXPECT_TRUE(pays(shape(1, 512, 1472))) << "N 512, K under 1536";
-  EXPECT_TRUE(pays(shape(6, 512, 10752))) << "N 512, K over 8192";
+  EXPECT_TRUE(pays(shape(6, 512, 4160))) << "N 512, K over 4096";
+  EXPECT_TRUE(pays(shape(8, 2048, 8192))) << "N 2048, K over 4096";
   EXPECT_TRUE(pays(shape(1, 192, 4096))) << "N under 256";
   EXPECT_TRUE(pays(shape(1, 1024, 1536))) << "N 1024, K under 2048";
   EXPECT_TRUE(pays(shape(1, 1024, 16384))) << "K 16384";
@@ -335,10 +336,10 @@ TEST(GemmHeuristics, NarrowDecodeCallsRunTheirOwnKernel) {
   EXPECT_TRUE(pays(shape(1, 1024, 4096, DType::kBF16, DType::kFP32))) << "D in fp32: no warp-mma kernel";
   DeviceCaps few_sms = hopper();
   few_sms.sm_count = 16;
-  EXPECT_TRUE(gemm_delegation_pays(shape(1, 2048, 8192), few_sms, kernel_table()))
+  EXPECT_TRUE(gemm_delegation_pays(shape(1, 2048, 4096), few_sms, kernel_table()))
       << "128 blocks past one wave of 4 x 16 singles: the swapped 128x32 kernel would run";
   EXPECT_FALSE(gemm_delegation_pays(shape(1, 1024, 4096), few_sms, kernel_table())) << "64 blocks: one wave";
-  EXPECT_FALSE(gemm_delegation_pays(shape(1, 2048, 8192, DType::kFP16, DType::kFP16), few_sms, kernel_table()))
+  EXPECT_FALSE(gemm_delegation_pays(shape(1, 2048, 4096, DType::kFP16, DType::kFP16), few_sms, kernel_table()))
       << "fp16: the warp-mma kernel runs past its wave";
   GemmArgs a = shape(1, 1024, 4096);
   a.epilogue.activation = Activation::kGeluTanh;
