@@ -324,9 +324,10 @@ TEST(GemmHeuristics, NarrowDecodeCallsRunTheirOwnKernel) {
   EXPECT_TRUE(pays(shape(1, 3072, 4096))) << "N 3072";
   EXPECT_FALSE(pays(shape(1, 512, 4096))) << "N 512";
   EXPECT_FALSE(pays(shape(7, 320, 1536))) << "N 320, K 1536";
-  EXPECT_FALSE(pays(shape(3, 1000, 4096))) << "N 1000, K 4096";
+  EXPECT_FALSE(pays(shape(3, 1000, 8192))) << "N 1000, K 8192";
   EXPECT_TRUE(pays(shape(1, 512, 1472))) << "N 512, K under 1536";
-  EXPECT_TRUE(pays(shape(6, 512, 4160))) << "N 512, K over 4096";
+  EXPECT_TRUE(pays(shape(6, 512, 8256))) << "N 512, K over 8192";
+  EXPECT_TRUE(pays(shape(2, 1088, 4160))) << "N 1088, K over 4096";
   EXPECT_TRUE(pays(shape(8, 2048, 8192))) << "N 2048, K over 4096";
   EXPECT_TRUE(pays(shape(1, 192, 4096))) << "N under 256";
   EXPECT_TRUE(pays(shape(1, 1024, 1536))) << "N 1024, K under 2048";

@@ -383,7 +383,8 @@ bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
 // measured calls the rows kernel lost on 20-28 MiB of reads (41 x 512 x 7808: 0.811x against
 // 0.994x delegated) and won on 4-12 (30 x 576 x 3392: 1.171x against 1.085x); 24 x 768 x 5248
 // (15 MiB: 0.920x against 0.998x) stays with it.
-constexpr std::int64_t kNarrowDecodeMaxK = 4096;
+constexpr std::int64_t kNarrowerDecodeMaxK = 8192;  // N 256-1023
+constexpr std::int64_t kNarrowDecodeMaxK = 4096;    // N 1024-2048
 constexpr std::int64_t kBiasActDelegationMinTokens = 9;
 constexpr std::int64_t kBiasActDelegationMinWeight = std::int64_t{2} << 20;           // elements: 4 MiB in 16 bits
 constexpr std::int64_t kBiasActDelegationTokenRowsMinReads = std::int64_t{8} << 20;  // rows x N x K: 16 MiB
@@ -404,17 +405,18 @@ constexpr std::int64_t kBiasActDelegationMidTilesMinK = 6144;
 // mean 0.92), as did K 8193-16384 at some shapes (6 x 512 x 10752: 0.92x). Fresh seeds 23-25
 // against the bench's stronger baseline of 6b264e4 (its candidates timed in graphs): 0.96-1.22x
 // (30 shapes, mean 1.05). tools/narrow_decode_rule.py tabulates them (decode-gemm/narrower/).
-// K above 4096 went back to cuBLASLt: on an H200 with the bench's operands no longer in L2 (its
-// 64 operand sets; seeds 26-27) the own kernel ran 0.96x cuBLASLt's speed at N 1024-2048 with K
-// 4097-8192 (6 points, 0.92-0.98x) and 1.00x at N 256-1023 (16 points, 0.96-1.07x), where K
-// 2048-4096 ran 1.11x and 1.22x; seeds 23-25 on an H100 had given 0.98x and 1.00x.
+// At N 1024-2048, K above 4096 went back to cuBLASLt: there the own kernel ran 0.99x cuBLASLt's
+// speed (33 points of seeds 23-29, H100 and H200, 0.92-1.07x; delegated, 8 calls of seeds 28-29 ran
+// 1.00-1.02x their baseline), where K 2048-4096 ran 1.11x. At N 256-1023 with K 4097-8192 it ran 1.01x (57
+// points, 0.96-1.24x) and stays (decode-gemm/narrow-k/).
 // Every other call cuBLASLt expresses runs cuBLASLt.
 bool delegates(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates) {
   const int sm_count = caps.sm_count;
   const Epilogue& e = args.epilogue;
-  const bool narrower = args.N >= 256 && args.N < 1024 && args.K >= 1536;
-  const bool narrow = args.N >= 1024 && args.N <= 2048 && args.K >= 2048 && (args.N <= 2032 || args.K >= 4096);
-  const bool narrow_decode = args.M <= 8 && args.K <= kNarrowDecodeMaxK && (narrower || narrow);
+  const bool narrower = args.N >= 256 && args.N < 1024 && args.K >= 1536 && args.K <= kNarrowerDecodeMaxK;
+  const bool narrow = args.N >= 1024 && args.N <= 2048 && args.K >= 2048 && (args.N <= 2032 || args.K >= 4096) &&
+                      args.K <= kNarrowDecodeMaxK;
+  const bool narrow_decode = args.M <= 8 && (narrower || narrow);
   if (!narrow_decode || e.col_bias != nullptr || e.residual != nullptr) return true;
   if (!decode_key(args, candidates, sm_count)) return true;
   // Kept only where choose() runs the warp-mma kernel: on a device of under 32 SMs these blocks
