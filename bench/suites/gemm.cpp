@@ -157,7 +157,9 @@ class ShapeRun {
   TimingOptions timing() const {
     TimingOptions t = options_.timing;
     t.operand_sets = plain_sets_->count();
-    for (const std::unique_ptr<OperandSets>& sets : operand_sets_) t.operand_sets = std::max(t.operand_sets, sets->count());
+    for (const std::unique_ptr<OperandSets>& sets : operand_sets_) {
+      t.operand_sets = std::max(t.operand_sets, sets->count());
+    }
     return t;
   }
 

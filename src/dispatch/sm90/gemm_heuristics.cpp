@@ -406,9 +406,9 @@ constexpr std::int64_t kBiasActDelegationMidTilesMinK = 6144;
 // against the bench's stronger baseline of 6b264e4 (its candidates timed in graphs): 0.96-1.22x
 // (30 shapes, mean 1.05). tools/narrow_decode_rule.py tabulates them (decode-gemm/narrower/).
 // At N 1024-2048, K above 4096 went back to cuBLASLt: there the own kernel ran 0.99x cuBLASLt's
-// speed (33 points of seeds 23-29, H100 and H200, 0.92-1.07x; delegated, 8 calls of seeds 28-29 ran
-// 1.00-1.02x their baseline), where K 2048-4096 ran 1.11x. At N 256-1023 with K 4097-8192 it ran 1.01x (57
-// points, 0.96-1.24x) and stays (decode-gemm/narrow-k/).
+// speed (33 points of seeds 23-29, H100 and H200, 0.92-1.07x; delegated, 8 calls of seeds 28-29
+// ran 1.00-1.02x their baseline), where K 2048-4096 ran 1.11x. At N 256-1023 with K 4097-8192 it
+// ran 1.01x (57 points, 0.96-1.24x) and stays (decode-gemm/narrow-k/).
 // Every other call cuBLASLt expresses runs cuBLASLt.
 bool delegates(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates) {
   const int sm_count = caps.sm_count;
