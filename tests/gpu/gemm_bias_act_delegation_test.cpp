@@ -27,17 +27,18 @@ std::optional<KernelChoice> delegated_choice(const GemmArgs& args, bool* delegat
 }
 
 // Few 128x32 tiles at 17-64 tokens: 3 tiles of a long K, 3 x 2 tiles of N off the tile with D
-// padded, 8 x 2 tiles of 64 tokens.
+// padded, 8 x 2 tiles of 64 tokens; and 134 whole tiles at 5 tokens, just past one wave (bf16).
 TEST_F(GemmBiasActDelegation, DelegatedCallsRoundOnceAsTheOwnKernels) {
   struct Shape {
     std::int64_t M, N, K, ldd_pad;
   };
   const Activation activations[] = {Activation::kGeluTanh, Activation::kSiLU, Activation::kGeluErf,
                                     Activation::kIdentity};
-  for (const Shape s : {Shape{26, 320, 30208, 0}, Shape{33, 328, 20480, 8}, Shape{64, 1000, 4160, 0}}) {
+  for (const Shape s : {Shape{26, 320, 30208, 0}, Shape{33, 328, 20480, 8}, Shape{64, 1000, 4160, 0},
+                        Shape{5, 17088, 1040, 0}}) {
     for (DType t : {DType::kBF16, DType::kFP16}) {
       for (Activation act : activations) {
-        if (t == DType::kFP16 && act != Activation::kGeluTanh) continue;
+        if (t == DType::kFP16 && (act != Activation::kGeluTanh || s.M <= 8)) continue;
         GemmCase c = {s.M, s.N, s.K, t, t, 0, s.ldd_pad, {.alpha = true, .col_bias = true, .activation = act}};
         GemmProblem p(c, case_seed(c.name()));
         bool delegated = false;

@@ -770,7 +770,7 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
 // Bias + activation calls cuBLASLt cannot fuse at 9-64 tokens on weights of at least 4 MiB: on
 // the 128x32 kernel's at most 33 tiles, or 49 with K >= 6144, or 133-176 whole tiles of K under
 // 4096 (132 SMs); on the warp-mma kernels, rows of at least 16384 at 9-16 tokens and rows of 16
-// tokens reading at least 16 MiB at 17-64.
+// tokens reading at least 16 MiB at 17-64. At 1-8 tokens, 133-220 whole 128x32 tiles.
 TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
   DeviceCaps h100 = hopper();
   h100.dram_gbps = 3352;
@@ -788,7 +788,14 @@ TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(20, 22656, 4032), caps)) << "177 tiles";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(34, 10496, 4096), caps)) << "past a wave, stream-K's K";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(20, 16896, 4032), caps)) << "132 tiles: one wave";
-    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(8, 320, 30208), caps)) << "8 tokens";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(8, 320, 30208), caps)) << "8 tokens on 3 tiles";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(4, 17088, 3136), caps)) << "8 tokens at most, 134 tiles";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(7, 24448, 19776), caps)) << "191 tiles";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(1, 28160, 4032), caps)) << "220 tiles";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(1, 28288, 4032), caps)) << "221 tiles";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(1, 16896, 4032), caps)) << "132 tiles: one wave";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(2, 17536, 8192), caps)) << "137 tiles: the stream-K tail";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(4, 17088, 3136, DType::kFP16, DType::kFP16), caps)) << "fp16";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(65, 320, 30208), caps)) << "65 tokens";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(40, 1024, 2040), caps)) << "under 4 MiB";
     EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(40, 1024, 2048), caps)) << "4 MiB";
