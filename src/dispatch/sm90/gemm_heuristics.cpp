@@ -16,8 +16,8 @@
 //   rows x N x K <= 2^24)
 //                       -> the same kernel in rows of 16 tokens
 //   M 9-64, bias + activation cuBLASLt cannot fuse, weights of at least 4 MiB on few 128x32 tiles
-//   or whole tiles just past one wave, or long rows on the warp-mma kernels; M 1-8, whole 128x32
-//   tiles past one wave, up to 5/3 of it (delegates_bias_act)
+//   or whole tiles just past one wave, or long rows on the warp-mma kernels; M 1-8 in bf16, whole
+//   128x32 tiles past one wave, up to 5/3 of it (delegates_bias_act)
 //                       -> not an epifuse kernel: cuBLASLt's fp32 product + the bias + activation
 //                          kernel (api/gemm.cpp)
 //   M <= 64, bias + activation at most, otherwise
@@ -385,10 +385,10 @@ bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
 // 0.994x delegated) and won on 4-12 (30 x 576 x 3392: 1.171x against 1.085x); 24 x 768 x 5248
 // (15 MiB: 0.920x against 0.998x) stays with it.
 // At 1-8 tokens, where the warp-mma kernel does not run first: the 128x32 kernel's whole tiles
-// past one wave, up to 5/3 x SMs (133-220 tiles on 132 SMs), took 0.82-1.08x the time of cuBLASLt
+// past one wave, up to 5/3 x SMs (133-220 tiles on 132 SMs), ran 0.82-1.08x as fast as cuBLASLt
 // + the bias+GELU kernel on an H200 (46 calls of seeds 26-30, geometric mean 0.93) and 0.92-1.06x
 // on an H100 (25 calls of seeds 23-25, 0.99); its stream-K twin on a short last wave ran 1.01x on
-// both and stays. Bf16 only: fp16 has no 128x32 kernel there, and its warp-mma kernels past their
+// both and stays. Delegated, those of fresh seed 31 ran 1.015x (15 calls, H200). Bf16 only: fp16 has no 128x32 kernel there, and its warp-mma kernels past their
 // wave were not measured against the delegated path.
 constexpr std::int64_t kNarrowerDecodeMaxK = 8192;  // N 256-1023
 constexpr std::int64_t kNarrowDecodeMaxK = 4096;    // N 1024-2048
