@@ -44,15 +44,16 @@ Config config(const char* name) {
 
 // The compiled ones first (one token tile: wide 8 warps, singles 4; two: the rows kernel's one
 // block with two steps, and two blocks of 8 or 4 warps with one), then others: two blocks at one
-// token tile, at two the singles with two steps and the pairs with two, and one token tile in rows
-// of 8 tokens.
+// token tile, at two the singles with two steps and the pairs with two, one token tile in rows of
+// 8 tokens, and at one token tile twice the bytes in flight per CTA (16 warps, or 8 steps a warp).
 std::vector<Config> configs() {
   return {config<8, 4, 1, 1>("w8 u4 g1 t1 (wide)"),  config<4, 4, 1, 1>("w4 u4 g1 t1 (singles)"),
           config<8, 2, 2, 1>("w8 u2 g2 t1"),         config<4, 2, 2, 1>("w4 u2 g2 t1"),
           config<8, 2, 1, 2>("w8 u2 g1 t2 (one block)"), config<8, 1, 2, 2>("w8 u1 g2 t2 (wide pairs)"),
           config<4, 1, 2, 2>("w4 u1 g2 t2 (pairs)"), config<4, 2, 1, 2>("w4 u2 g1 t2"),
           config<4, 2, 2, 2>("w4 u2 g2 t2"),         config<8, 4, 1, 1, true>("w8 u4 g1 t1 rows"),
-          config<4, 4, 1, 1, true>("w4 u4 g1 t1 rows"), config<4, 2, 1, 1, true>("w4 u2 g1 t1 rows")};
+          config<4, 4, 1, 1, true>("w4 u4 g1 t1 rows"), config<4, 2, 1, 1, true>("w4 u2 g1 t1 rows"),
+          config<16, 4, 1, 1>("w16 u4 g1 t1"),       config<8, 8, 1, 1>("w8 u8 g1 t1")};
 }
 
 // One graph per weight copy, each holding one launch; the median of `reps` launches each timed
