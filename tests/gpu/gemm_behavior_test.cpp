@@ -267,8 +267,8 @@ TEST_F(GemmBehavior, DecodeRunsItsKernelsAlsoInAGraph) {
       // Few blocks of long rows: 8 CTAs of a cluster share each block's K loop at one token tile;
       // at two, rows of 16384 or more are delegated.
       {{2, 448, 35264, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDecodeKernel},
-      // Rows past 16384 on at least 512 of them at 1-8 tokens: delegated on an H200.
-      {{1, 640, 16448, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, hbm3 ? kDecodeKernel : kDelegated},
+      // At 1-8 tokens, 1024-4095 rows past 16384: delegated on an H200.
+      {{1, 1024, 16448, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, hbm3 ? kDecodeKernel : kDelegated},
       {{13, 256, 20032, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDelegated},
       {{11, 640, 52480, DType::kBF16, DType::kBF16, 0, 0, bias_gelu}, kDelegated},  // past 64 MiB, 40 blocks
       // Two blocks per CTA from 24 MiB: 132 CTAs of 8 warps in 2 shares; 64 CTAs of 4 warps in 8.

@@ -771,7 +771,8 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
 // the 128x32 kernel's at most 33 tiles, or 49 with K >= 6144, or 133-176 whole tiles of K under
 // 4096 (132 SMs); on the warp-mma kernels, rows of at least 16384 at 9-16 tokens and rows of 16
 // tokens reading at least 16 MiB at 17-64. At 1-8 tokens, 133-220 whole 128x32 tiles, and on an
-// H200 (not an H100) the warp-mma kernel's rows past 16384 on at least 512 of them.
+// H200 (not an H100) the warp-mma kernel's rows past 16384 on 1024-4095 of them, past 32768 on
+// 512-1023.
 TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
   DeviceCaps h100 = hopper();
   h100.dram_gbps = 3352;
@@ -810,10 +811,12 @@ TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
   // 12 x 4096 x 4096: an H100 runs the 128x32 kernel (32 tiles, delegated), an H200 the 16-token one.
   EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(12, 4096, 4096), h100));
   EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(12, 4096, 4096), hopper()));
-  EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(1, 1024, 16448), hopper())) << "rows past 16384";
-  EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(8, 8448, 65536), hopper())) << "4 x SMs blocks";
-  EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(6, 512, 30016), hopper())) << "512 rows";
+  EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(1, 1024, 16448), hopper())) << "1024 rows past 16384";
+  EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(8, 4088, 65536), hopper())) << "4088 rows";
+  EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(8, 4096, 65536), hopper())) << "4096 rows";
   EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(1, 1024, 16384), hopper())) << "rows of 16384";
+  EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(6, 512, 32832), hopper())) << "512 rows past 32768";
+  EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(6, 1016, 32768), hopper())) << "1016 rows of 32768";
   EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(2, 448, 35264), hopper())) << "448 rows";
   EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(1, 1024, 16448, DType::kFP16, DType::kFP16), hopper())) << "fp16";
   EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(1, 1024, 16448), h100)) << "an H100's HBM3";

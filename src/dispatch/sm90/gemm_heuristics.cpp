@@ -17,8 +17,8 @@
 //                       -> the same kernel in rows of 16 tokens
 //   M 9-64, bias + activation cuBLASLt cannot fuse, weights of at least 4 MiB on few 128x32 tiles
 //   or whole tiles just past one wave, or long rows on the warp-mma kernels; M 1-8 in bf16, whole
-//   128x32 tiles past one wave, up to 5/3 of it, and on an H200 rows past 16384 on the warp-mma
-//   kernel (delegates_bias_act)
+//   128x32 tiles past one wave, up to 5/3 of it, and on an H200 the warp-mma kernel's long rows
+//   (delegates_bias_act)
 //                       -> not an epifuse kernel: cuBLASLt's fp32 product + the bias + activation
 //                          kernel (api/gemm.cpp)
 //   M <= 64, bias + activation at most, otherwise
@@ -391,14 +391,17 @@ bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
 // on an H100 (25 calls of seeds 23-25, 0.99); its stream-K twin on a short last wave ran 1.01x on
 // both and stays. Delegated, those of fresh seed 31 ran 1.015x (15 calls, H200). Bf16 only: fp16 has no 128x32 kernel there, and its warp-mma kernels past their
 // wave were not measured against the delegated path.
-// At 1-8 tokens on an H200's HBM3e (4 TB/s or more), the warp-mma kernel on rows past 16384 on at
-// least 512 of them: there it read the weight more slowly than cuBLASLt's product, by more than
-// the bias + activation kernel costs. Against cuBLASLt + the bias+GELU kernel (seeds 26-31, the
-// operands from device memory) it ran 0.88-1.02x (geometric mean per class of N and K, 0.845 at
-// worst) on 512-8448 rows of 16385-65536, 1.01-1.11x on 256-511 rows. The fastest of its CTA
-// shapes and K-loop shares in the tiles probe took 1.00-1.07x the time of cuBLASLt's product in
-// the bench on ten weights of K 16384-65280 (decode-gemm/bias-act-delegation/long-rows-h200/). On
-// an H100 (3.35 TB/s, seeds 14 and 17-22) it ran 0.97-1.07x on those classes, and keeps them.
+// At 1-8 tokens on an H200's HBM3e (4 TB/s or more), the warp-mma kernel's long rows: K past
+// 16384 on 1024-4095 rows, past 32768 on 512-1023. It reads such weights more slowly than
+// cuBLASLt's product, by more than the bias + activation kernel costs. Against cuBLASLt + the
+// bias+GELU kernel (H200, seeds 26-32 and the slowest calls of seed 31, the operands from device
+// memory; geometric mean over the shapes, worst): on 1024-4095 rows past 16384 it ran 0.956x
+// (64 shapes, 0.828), the delegated path 0.996x (28, 0.946); on 512-1023 rows past 32768 0.935x
+// (14, 0.830) against 0.999x (3). It keeps 512-1023 rows of 16385-32768 (1.010x, 12 shapes;
+// delegated 0.992x, 5) and 4096-8448 rows (0.989x, 29; delegated 0.972x, 9). The fastest of its
+// CTA shapes and K-loop shares in the tiles probe took 1.00-1.07x the time of cuBLASLt's product
+// in the bench on ten weights of K 16384-65280 (decode-gemm/bias-act-delegation/long-rows-h200/).
+// On an H100 (3.35 TB/s, seeds 14 and 17-22) it ran 0.97-1.07x on those classes, and keeps them.
 constexpr std::int64_t kNarrowerDecodeMaxK = 8192;  // N 256-1023
 constexpr std::int64_t kNarrowDecodeMaxK = 4096;    // N 1024-2048
 constexpr std::int64_t kBiasActDelegationMinTokens = 9;
@@ -406,8 +409,8 @@ constexpr std::int64_t kBiasActDelegationMinWeight = std::int64_t{2} << 20;     
 constexpr std::int64_t kBiasActDelegationTokenRowsMinReads = std::int64_t{8} << 20;  // rows x N x K: 16 MiB
 constexpr std::int64_t kBiasActDelegationTwoTokenTilesMinK = 16384;
 constexpr std::int64_t kBiasActDelegationMidTilesMinK = 6144;
-constexpr std::int64_t kBiasActDecodeLongRowsAboveK = 16384;
-constexpr std::int64_t kBiasActDecodeLongRowsMinN = 512;
+constexpr std::int64_t kBiasActDecodeLongRowsAboveK = 16384;         // on 1024-4095 rows
+constexpr std::int64_t kBiasActDecodeLongNarrowRowsAboveK = 32768;   // on 512-1023 rows
 
 }  // namespace
 
@@ -447,8 +450,9 @@ bool delegates_bias_act(const GemmArgs& args, const DeviceCaps& caps) {
   if (args.M < kBiasActDelegationMinTokens) {
     if (args.a_dtype != DType::kBF16) return false;
     if (warp_mma_runs_first(args, caps)) {
-      return caps.dram_gbps >= kHbm3GbpsBelow && args.N >= kBiasActDecodeLongRowsMinN &&
-             args.K > kBiasActDecodeLongRowsAboveK;
+      const bool long_rows = (args.N >= 1024 && args.N < 4096 && args.K > kBiasActDecodeLongRowsAboveK) ||
+                             (args.N >= 512 && args.N < 1024 && args.K > kBiasActDecodeLongNarrowRowsAboveK);
+      return caps.dram_gbps >= kHbm3GbpsBelow && long_rows;
     }
     if (swapped32_shares(args, caps.sm_count)) return false;
     const std::int64_t tiles = ceil_div(args.N, 128), sms = caps.sm_count;
