@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Plain GEMMs (epilogue "none") of two bench runs of the same shapes, build A against build B: per
-token class, each run's dispatched call (the `epifuse-delegated` row where present, else `epifuse`)
-against that run's cuBLASLt baseline (geometric mean, minimum, calls under 0.95), and B's times
-over A's for the baseline and for the dispatched call (above 1: A is faster).
+"""GEMMs of one epilogue in two bench runs of the same shapes, build A against build B: per token
+class, each run's dispatched call (the `epifuse-delegated` row where present, else `epifuse`)
+against that run's baseline (geometric mean, minimum, calls under 0.95), and B's times over A's
+for the baseline and for the dispatched call (above 1: A is faster). The baseline is cuBLASLt for
+plain calls (epilogue "none", the default) and cuBLASLt + the bench's bias+activation kernel
+("cublaslt+act") for the others. With --changed, only the calls one build delegates and the
+other does not.
 
-    tools/delegated_ab.py A.json[.xz] B.json[.xz]
+    tools/delegated_ab.py A.json[.xz] B.json[.xz] [--epilogue bias_gelu] [--changed]
 """
 import argparse
 import json
@@ -14,12 +17,13 @@ import math
 CLASSES = ((1, 8), (9, 16), (17, 32), (33, 64), (65, 1 << 30))
 
 
-def load(path):
+def load(path, epilogue, baseline):
     report = json.load(lzma.open(path, "rt") if path.endswith(".xz") else open(path))
     shapes = {}
     for r in report["rows"]:
-        if r["op"] == "gemm" and r["epilogue"] == "none":
-            shapes.setdefault((r["M"], r["N"], r["K"]), {})[r["impl"]] = r["median_us"]
+        if r["op"] == "gemm" and r["epilogue"] == epilogue:
+            impl = "baseline" if r["impl"] == baseline else r["impl"]
+            shapes.setdefault((r["M"], r["N"], r["K"]), {})[impl] = r["median_us"]
     return shapes
 
 
@@ -36,18 +40,23 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("a")
     parser.add_argument("b")
+    parser.add_argument("--epilogue", default="none")
+    parser.add_argument("--changed", action="store_true")
     args = parser.parse_args()
-    a, b = load(args.a), load(args.b)
-    print("| tokens | calls | A vs its cuBLASLt: geomean, min, < 0.95 | B vs its cuBLASLt | "
-          "cuBLASLt B / A: geomean, min, max | dispatched B / A: geomean, min, max |")
+    baseline = "cublaslt" if args.epilogue == "none" else "cublaslt+act"
+    a, b = load(args.a, args.epilogue, baseline), load(args.b, args.epilogue, baseline)
+    print(f"| tokens | calls | A vs its {baseline}: geomean, min, < 0.95 | B vs its {baseline} | "
+          f"{baseline} B / A: geomean, min, max | dispatched B / A: geomean, min, max |")
     print("|---|---|---|---|---|---|")
     for low, high in CLASSES:
-        keys = [k for k in a if k in b and low <= k[0] <= high and "cublaslt" in a[k] and "cublaslt" in b[k]]
+        keys = [k for k in a if k in b and low <= k[0] <= high and "baseline" in a[k] and "baseline" in b[k]]
+        if args.changed:
+            keys = [k for k in keys if ("epifuse-delegated" in a[k]) != ("epifuse-delegated" in b[k])]
         if not keys:
             continue
-        ra = [a[k]["cublaslt"] / dispatched(a[k]) for k in keys]
-        rb = [b[k]["cublaslt"] / dispatched(b[k]) for k in keys]
-        base = [b[k]["cublaslt"] / a[k]["cublaslt"] for k in keys]
+        ra = [a[k]["baseline"] / dispatched(a[k]) for k in keys]
+        rb = [b[k]["baseline"] / dispatched(b[k]) for k in keys]
+        base = [b[k]["baseline"] / a[k]["baseline"] for k in keys]
         ours = [dispatched(b[k]) / dispatched(a[k]) for k in keys]
         span = lambda v: f"{math.exp(sum(map(math.log, v)) / len(v)):.3f}, {min(v):.3f}, {max(v):.3f}"
         label = f"{low}-{high}" if high < 1 << 30 else f">= {low}"
