@@ -27,7 +27,8 @@ std::optional<KernelChoice> delegated_choice(const GemmArgs& args, bool* delegat
 }
 
 // Few 128x32 tiles at 17-64 tokens: 3 tiles of a long K, 3 x 2 tiles of N off the tile with D
-// padded, 8 x 2 tiles of 64 tokens; and 134 whole tiles at 5 tokens, just past one wave (bf16).
+// padded, 8 x 2 tiles of 64 tokens; 134 whole tiles at 5 tokens, just past one wave; 100 tokens
+// of a short K and 301 of K 1536, N off the tile, D padded (bf16 for the last three).
 TEST_F(GemmBiasActDelegation, DelegatedCallsRoundOnceAsTheOwnKernels) {
   struct Shape {
     std::int64_t M, N, K, ldd_pad;
@@ -35,10 +36,10 @@ TEST_F(GemmBiasActDelegation, DelegatedCallsRoundOnceAsTheOwnKernels) {
   const Activation activations[] = {Activation::kGeluTanh, Activation::kSiLU, Activation::kGeluErf,
                                     Activation::kIdentity};
   for (const Shape s : {Shape{26, 320, 30208, 0}, Shape{33, 328, 20480, 8}, Shape{64, 1000, 4160, 0},
-                        Shape{5, 17088, 1040, 0}}) {
+                        Shape{5, 17088, 1040, 0}, Shape{100, 1000, 448, 0}, Shape{301, 1040, 1536, 8}}) {
     for (DType t : {DType::kBF16, DType::kFP16}) {
       for (Activation act : activations) {
-        if (t == DType::kFP16 && (act != Activation::kGeluTanh || s.M <= 8)) continue;
+        if (t == DType::kFP16 && (act != Activation::kGeluTanh || s.M <= 8 || s.M > 64)) continue;
         GemmCase c = {s.M, s.N, s.K, t, t, 0, s.ldd_pad, {.alpha = true, .col_bias = true, .activation = act}};
         GemmProblem p(c, case_seed(c.name()));
         bool delegated = false;

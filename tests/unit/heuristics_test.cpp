@@ -772,7 +772,7 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
 // 4096 (132 SMs); on the warp-mma kernels, rows of at least 16384 at 9-16 tokens and rows of 16
 // tokens reading at least 16 MiB at 17-64. At 1-8 tokens, 133-220 whole 128x32 tiles, and on an
 // H200 (not an H100) the warp-mma kernel's rows past 16384 on 1024-4095 of them, past 32768 on
-// 512-1023.
+// 512-1023. In bf16 every call of 65-255 tokens, and of 256-1023 with K >= 1024.
 TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
   DeviceCaps h100 = hopper();
   h100.dram_gbps = 3352;
@@ -798,7 +798,13 @@ TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(1, 16896, 4032), caps)) << "132 tiles: one wave";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(2, 17536, 8192), caps)) << "137 tiles: the stream-K tail";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(4, 17088, 3136, DType::kFP16, DType::kFP16), caps)) << "fp16";
-    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(65, 320, 30208), caps)) << "65 tokens";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(65, 320, 30208), caps)) << "65 tokens";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(255, 5696, 448), caps)) << "255 tokens, a short K";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(256, 4096, 1024), caps)) << "256 tokens, K 1024";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(256, 4096, 960), caps)) << "256 tokens, K under 1024";
+    EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(1023, 14336, 4096), caps)) << "1023 tokens";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(1024, 14336, 4096), caps)) << "1024 tokens";
+    EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(100, 4096, 4096, DType::kFP16, DType::kFP16), caps)) << "fp16";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(40, 1024, 2040), caps)) << "under 4 MiB";
     EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(40, 1024, 2048), caps)) << "4 MiB";
     EXPECT_FALSE(gemm_bias_act_delegation_pays(shape(50, 960, 1792), caps)) << "3.3 MiB";

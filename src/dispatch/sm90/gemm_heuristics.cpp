@@ -17,8 +17,8 @@
 //                       -> the same kernel in rows of 16 tokens
 //   M 9-64, bias + activation cuBLASLt cannot fuse, weights of at least 4 MiB on few 128x32 tiles
 //   or whole tiles just past one wave, or long rows on the warp-mma kernels; M 1-8 in bf16, whole
-//   128x32 tiles past one wave, up to 5/3 of it, and on an H200 the warp-mma kernel's long rows
-//   (delegates_bias_act)
+//   128x32 tiles past one wave, up to 5/3 of it, and on an H200 the warp-mma kernel's long rows;
+//   M 65-255 in bf16, and M 256-1023 with K >= 1024 (delegates_bias_act)
 //                       -> not an epifuse kernel: cuBLASLt's fp32 product + the bias + activation
 //                          kernel (api/gemm.cpp)
 //   M <= 64, bias + activation at most, otherwise
@@ -402,6 +402,14 @@ bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
 // CTA shapes and K-loop shares in the tiles probe took 1.00-1.07x the time of cuBLASLt's product
 // in the bench on ten weights of K 16384-65280 (decode-gemm/bias-act-delegation/long-rows-h200/).
 // On an H100 (3.35 TB/s, seeds 14 and 17-22) it ran 0.97-1.07x on those classes, and keeps them.
+// At 65-255 tokens every bf16 call, and at 256-1023 those of K >= 1024: there epifuse's own
+// kernels ran 0.66x (65-255) and 0.78x (256-1023) cuBLASLt + the bias+GELU kernel on Llama-3
+// 8B/70B's grid (11a623e), and on the random suite of seed 20261122 (H200, the operands from
+// device memory, a build delegating every such call with the own kernel forced beside it) the
+// delegated path ran 0.963x against the own kernels' 0.704x at 65-255 tokens (41 calls, faster at
+// 40), and 0.956x against 0.710x at 256-1023 with K >= 1024 (24 calls, faster at 21). With a
+// shorter K the fp32 product's extra bytes weigh more: the own kernels won 13 of 16 such calls
+// (0.968x against 0.823x; bench/results/tuning/issue9/bias-act-65-1023/).
 constexpr std::int64_t kNarrowerDecodeMaxK = 8192;  // N 256-1023
 constexpr std::int64_t kNarrowDecodeMaxK = 4096;    // N 1024-2048
 constexpr std::int64_t kBiasActDelegationMinTokens = 9;
@@ -409,6 +417,9 @@ constexpr std::int64_t kBiasActDelegationMinWeight = std::int64_t{2} << 20;     
 constexpr std::int64_t kBiasActDelegationTokenRowsMinReads = std::int64_t{8} << 20;  // rows x N x K: 16 MiB
 constexpr std::int64_t kBiasActDelegationTwoTokenTilesMinK = 16384;
 constexpr std::int64_t kBiasActDelegationMidTilesMinK = 6144;
+constexpr std::int64_t kBiasActDelegationShortKFromTokens = 256;
+constexpr std::int64_t kBiasActDelegationMidTokensBelow = 1024;
+constexpr std::int64_t kBiasActDelegationMidTokensMinK = 1024;
 constexpr std::int64_t kBiasActDecodeLongRowsAboveK = 16384;         // on 1024-4095 rows
 constexpr std::int64_t kBiasActDecodeLongNarrowRowsAboveK = 32768;   // on 512-1023 rows
 
@@ -446,7 +457,11 @@ bool delegates(const GemmArgs& args, const DeviceCaps& caps, const std::vector<K
 }
 
 bool delegates_bias_act(const GemmArgs& args, const DeviceCaps& caps) {
-  if (args.M > kSwapped32MaxTokens || args.N * args.K < kBiasActDelegationMinWeight) return false;
+  if (args.M > kSwapped32MaxTokens) {
+    if (args.a_dtype != DType::kBF16 || args.M >= kBiasActDelegationMidTokensBelow) return false;
+    return args.M < kBiasActDelegationShortKFromTokens || args.K >= kBiasActDelegationMidTokensMinK;
+  }
+  if (args.N * args.K < kBiasActDelegationMinWeight) return false;
   if (args.M < kBiasActDelegationMinTokens) {
     if (args.a_dtype != DType::kBF16) return false;
     if (warp_mma_runs_first(args, caps)) {
