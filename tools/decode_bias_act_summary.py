@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Few-token GEMMs with an fp32 bias + GELU (epilogue "bias_gelu"), epifuse against cuBLASLt + the
-bench's bias+GELU kernel ("cublaslt+act", the user's path: cuBLASLt cannot fuse an fp32 bias into a
-bf16 D), per token class: minimum, geometric mean and points below 1.0 and 0.95, overall and per
-dispatched kernel. A delegated call counts by its `epifuse-delegated` row (the call as dispatched),
+"""GEMMs with an fp32 bias + GELU (epilogue "bias_gelu"), epifuse against cuBLASLt + the bench's
+bias+GELU kernel ("cublaslt+act", the user's path: cuBLASLt cannot fuse an fp32 bias into a bf16
+D), per token class (four up to 64 tokens, then 65-255, 256-1023 and from 1024): minimum,
+geometric mean and points below 1.0 and 0.95, overall and per dispatched kernel. A delegated call counts by its `epifuse-delegated` row (the call as dispatched),
 not by the forced `epifuse` row the bench adds for it (epifuse's own kernel on that call).
 
 With --rule-over-sweep, for runs whose swapped 128x32 and 16-token warp-mma rows were forced by
@@ -22,7 +22,7 @@ from collections import defaultdict
 from grid_summary import geomean, load
 
 SMS = 132
-CLASSES = ((1, 8), (9, 16), (17, 32), (33, 64))
+CLASSES = ((1, 8), (9, 16), (17, 32), (33, 64), (65, 255), (256, 1023), (1024, 16384))
 COLUMNS = "points | min | geomean | max | < 1.0 | < 0.95"
 
 
@@ -135,7 +135,7 @@ def main():
             dispatched = p.get("delegated", p.get("epifuse"))
             if "baseline" not in p or dispatched is None:
                 continue
-            cls = next(c for c in CLASSES if c[0] <= M <= c[1]) if M <= 64 else None
+            cls = next((c for c in CLASSES if c[0] <= M <= c[1]), None)
             if cls is None:
                 continue
             kernel = p["delegated_kernel"] if "delegated" in p else p["kernel"]
