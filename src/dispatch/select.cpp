@@ -229,7 +229,22 @@ LaunchPlan launch_plan(const GroupedLaunch& launch, const DeviceCaps& caps) {
 // catalogue MLPs, 26 token counts; bench/results/tuning/issue9/padding/), 257-1088 tokens ran
 // 0.55-1.04x of cuBLASLt + act·mul in place and 0.77-1.04x padded (geometric mean 0.84 -> 0.94),
 // 1089 tokens the same either way, 1537-2305 tokens up to 2 % slower padded.
+// Those were weights of 67 MB and more. On small calls the copy costs more than it saves: H100,
+// 3aceecc, 87 shapes of 65-1152 tokens, padded and in place in one binary, passes alternating
+// (bench/results/tuning/issue9/padding-small-calls/): every padded call under 16 GFLOP ran faster
+// in place (0.64-0.95x the time; the copy is one more launch and a pass over x, while the
+// out-of-bounds boxes cost a short K loop little), and so did calls whose x outweighs half the
+// weight (1069x320x14208: 0.72x, the copy moves 30 MB). Of the larger calls, padding won 5-28 % at
+// six (336x10688x3392, 404x2944x9472, 426x960x13248, 671x9152x1152, 718x15680x2624,
+// 1107x14208x640) and lost 3-8 % at three.
 constexpr std::int64_t kPaddedTokensMin = 65, kPaddedTokensMax = 1152;
+constexpr double kPaddedMinFlops = 20e9;
+
+bool padding_pays(const GatedMlpArgs& args) {
+  const double flops = 4.0 * static_cast<double>(args.M) * static_cast<double>(args.w.N) * static_cast<double>(args.w.K);
+  return args.M >= kPaddedTokensMin && args.M <= kPaddedTokensMax && flops >= kPaddedMinFlops &&
+         args.w.N >= 2 * args.M;
+}
 
 LaunchPlan launch_plan(const GatedMlpArgs& args, const DeviceCaps& caps, const KernelChoice& choice) {
   LaunchPlan plan = launch_plan(caps, choice);
@@ -238,7 +253,7 @@ LaunchPlan launch_plan(const GatedMlpArgs& args, const DeviceCaps& caps, const K
   const std::int64_t step = tile * (k.swap_ab ? k.cluster.n : k.cluster.m);
   const std::int64_t padded = (args.M + step - 1) / step * step;
   const std::int64_t out_of_bounds = padded - args.M;  // rows of the last tile (or cluster) past x's end
-  if (args.M >= kPaddedTokensMin && args.M <= kPaddedTokensMax && 4 * (out_of_bounds % tile) >= tile) {
+  if (padding_pays(args) && 4 * (out_of_bounds % tile) >= tile) {
     plan.padded_tokens = padded;
   }
   return plan;

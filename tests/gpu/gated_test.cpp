@@ -187,21 +187,26 @@ TEST_F(GatedBehavior, TwoRunsAreBitwiseEqual) {
 // With a workspace the kernel reads a zero-padded copy of x; without one, x in place (its last
 // token tile's TMA boxes then run past x's last row). Same kernel, same valid rows: bitwise equal.
 TEST_F(GatedBehavior, PaddedAndInPlaceTokenReadsAgree) {
-  // Dispatch pads x at 65 tokens (one 128-token tile), 161 (the 96-token pair: this weight's 64
-  // tiles leave a whole 176-token tile half a wave) and 333 (the 128-token pair).
-  for (std::int64_t M : {13, 65, 161, 333, 380}) {
-    GatedCase c{M, 4096, 4096, DType::kBF16, GatedActivation::kSwiGLU, true};
+  // Dispatch pads x at 96 tokens of this 14336-row weight (one 128-token tile), 333 of the
+  // 4096-row one (the 128-token pair) and 336 of the 10688-row one (the 96-token pair); 581 x 320
+  // x 320 is too small a call to pay for the copy.
+  const struct {
+    std::int64_t M, N, K;
+    bool padded;
+  } cases[] = {{13, 4096, 4096, false}, {581, 320, 320, false}, {96, 14336, 4096, true},
+               {333, 4096, 4096, true}, {336, 10688, 3392, true}, {380, 4096, 4096, false}};
+  for (const auto& [M, N, K, padded] : cases) {
+    GatedCase c{M, N, K, DType::kBF16, GatedActivation::kSwiGLU, true};
     GatedProblem p(c, case_seed(c.name()));
-    const bool padded = M == 65 || M == 161 || M == 333;
-    EXPECT_EQ(p.args().workspace_bytes >= static_cast<std::size_t>(M) * 4096 * 2, padded) << "M = " << M;
+    EXPECT_EQ(p.args().workspace_bytes >= static_cast<std::size_t>(M * K * 2), padded) << c.name();
     std::vector<std::vector<std::uint8_t>> outputs;
     for (bool with_workspace : {true, false}) {
       if (!with_workspace) p.drop_workspace();
       const GatedReport r = run_and_check_gated(p);
-      EXPECT_TRUE(r.passed) << "M = " << M << (with_workspace ? " with its workspace: " : " without: ") << r.text;
+      EXPECT_TRUE(r.passed) << c.name() << (with_workspace ? " with its workspace: " : " without: ") << r.text;
       outputs.push_back(p.out().download());
     }
-    EXPECT_EQ(outputs[0], outputs[1]) << "M = " << M;
+    EXPECT_EQ(outputs[0], outputs[1]) << c.name();
   }
 }
 

@@ -832,16 +832,17 @@ TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
 }
 
 // x is padded to whole token tiles (times the cluster along the tokens) between 65 and 1152 tokens
-// when the last tile is at least a quarter out of bounds.
+// when the last tile is at least a quarter out of bounds, the call has 20 GFLOP or more and x is at
+// most half the weight's rows.
 TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {
   // 129-224 and 257-320 tokens: one token tile of 144 to 224, 96-token pairs, two of 144 or 160,
   // all with less than a quarter of the last tile out of bounds, read x in place; so does every
-  // count past 1152 tokens.
+  // count past 1152 tokens, and every count under 86 on this weight (under 20 GFLOP).
   const std::pair<std::int64_t, std::int64_t> expected[] = {
-      {1, 0},     {57, 0},    {64, 0},   {65, 128}, {96, 128},  {101, 0},   {128, 0},    {129, 0},
-      {161, 0},   {176, 0},   {177, 0},  {193, 0},  {200, 0},   {224, 0},   {232, 0},    {245, 0},
-      {256, 0},   {257, 0},   {288, 0},  {290, 0},  {333, 384}, {380, 0},  {385, 448}, {1025, 1152},
-      {1152, 0},  {1153, 0},  {4095, 0},  {16383, 0}};
+      {1, 0},     {57, 0},    {64, 0},   {65, 0},   {85, 0},    {86, 128},  {96, 128},   {101, 0},
+      {128, 0},   {129, 0},   {161, 0},  {176, 0},  {177, 0},   {193, 0},   {200, 0},    {224, 0},
+      {232, 0},   {245, 0},   {256, 0},  {257, 0},  {288, 0},   {290, 0},   {333, 384},  {380, 0},
+      {385, 448}, {1025, 1152}, {1152, 0}, {1153, 0}, {4095, 0},  {16383, 0}};
   for (const auto& [M, padded] : expected) {
     const GatedMlpArgs a = gated(M, 14336, 4096);
     KernelChoice choice;
@@ -852,6 +853,18 @@ TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {
     if (padded != 0) EXPECT_EQ(padded % step, 0) << "M = " << M;
   }
   EXPECT_EQ(launch_plan(shape(200, 4096, 4096), hopper(), KernelChoice{}).padded_tokens, 0);
+  // Small calls and calls whose x outweighs half the weight read x in place: the copy costs more.
+  const struct {
+    std::int64_t M, N, K, padded;
+  } sized[] = {{581, 320, 320, 0}, {980, 448, 512, 0}, {343, 12544, 320, 0}, {1069, 320, 14208, 0},
+               {698, 256, 7680, 0}, {671, 9152, 1152, 768}, {336, 10688, 3392, 384}};
+  for (const auto& c : sized) {
+    const GatedMlpArgs a = gated(c.M, c.N, c.K);
+    KernelChoice choice;
+    ASSERT_TRUE(select(a, hopper(), kernel_table(), &choice).ok());
+    EXPECT_EQ(launch_plan(a, hopper(), choice).padded_tokens, c.padded)
+        << c.M << "x" << c.N << "x" << c.K << ", " << name(choice.key);
+  }
 }
 
 }  // namespace
