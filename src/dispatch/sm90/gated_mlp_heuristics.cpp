@@ -40,7 +40,8 @@
 // ran at 0.33-0.97x of cuBLASLt + act·mul at 46 of the 50 random draws the rule selects
 // (bench/results/grid/gated-random.json; the other four 0.98-1.04x):
 // up to 64 tokens when the packed weight has fewer 128-row tiles than a quarter of the SMs,
-// beyond when its tiles times the 128-token tiles are at most three quarters of the SMs.
+// beyond when its tiles times the 128-token tiles are at most three quarters of the SMs; and
+// (bf16) 129-4096 tokens on at most 127 weight tiles with K >= 1792 (few_weight_tiles_long_k).
 // Short K loops (0.80-1.45x) and wider weights stay fused; docs/heuristics.md lists the wide,
 // wave-quantized shapes that still lose.
 // A cluster of 2 along M pads an odd t to even, and the padded tile costs a whole one; worse,
@@ -188,12 +189,32 @@ Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count) 
 
 constexpr std::int64_t kDelegationMinK = 2048;
 
-// The shapes delegated to cuBLASLt + act·mul (when the workspace holds the product).
-bool in_delegation_region(const GatedMlpArgs& args, std::int64_t sm_count) {
+// Narrow weights with K of 2048 or more, whose tiles are the whole problem (the header's rule).
+bool narrow_long_k(const GatedMlpArgs& args, std::int64_t sm_count) {
   if (args.w.K < kDelegationMinK) return false;
   const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
   if (args.M <= 64) return 4 * weight_tiles < sm_count;
   return 4 * weight_tiles * ceil_div(args.M, 128) <= 3 * sm_count;
+}
+
+// 129-4096 tokens on a weight of at most kFewWeightTiles 128-row tiles, K >= 1792. A trial that
+// delegated every call past 64 tokens on such weights (H100, 78 random shapes, each call's fused
+// kernel forced beside it; bench/results/tuning/issue9/few-weight-tiles-delegated/) ran these 46
+// calls at 0.959 of cuBLASLt + act·mul delegated (min 0.879) and 0.833 fused (min 0.474): the
+// delegated path faster at 37 (0.93-2.15x the fused speed, geometric mean 1.15). With K below
+// 1792 the fused kernels won 15 of 19 (1.050 against 0.892), and at 65-128 tokens 8 of 13 (1.021
+// against 0.978). Bf16 only: fp16 was not measured.
+constexpr std::int64_t kFewWeightTilesDelegationMinTokens = 129;
+constexpr std::int64_t kFewWeightTilesDelegationMinK = 1792;
+
+bool few_weight_tiles_long_k(const GatedMlpArgs& args) {
+  return args.w.dtype == DType::kBF16 && args.M >= kFewWeightTilesDelegationMinTokens && args.M <= kModelMaxTokens &&
+         ceil_div(2 * args.w.N, 128) <= kFewWeightTiles && args.w.K >= kFewWeightTilesDelegationMinK;
+}
+
+// The shapes delegated to cuBLASLt + act·mul (when the workspace holds the product).
+bool in_delegation_region(const GatedMlpArgs& args, std::int64_t sm_count) {
+  return narrow_long_k(args, sm_count) || few_weight_tiles_long_k(args);
 }
 
 constexpr double kLargeWeightBytes = 2e9;
@@ -261,10 +282,11 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   if (args.M <= 64 || (args.M <= 256 && few_weight_tiles)) {
     return whole_or_stream_k(args, weight_tiles * ceil_div(args.M, 32), sm_count, kSwapped32, kSwapped32StreamK);
   }
-  // Not where calls are delegated: a call short of the product's workspace keeps the rules there
-  // (the model, fitted without those shapes, picked kernels 0.33-0.46x cuBLASLt + act·mul at some).
+  // Not on narrow_long_k's weights: a call there short of the product's workspace keeps the rules
+  // below (the model, fitted without those shapes, picked kernels 0.33-0.46x cuBLASLt + act·mul at
+  // some). The calls few_weight_tiles_long_k delegates keep the model as their fused kernel.
   if (args.M >= kModelMinTokens && args.M <= kModelMaxTokens && weight_tiles <= kFewWeightTiles &&
-      !in_delegation_region(args, sm_count)) {
+      !narrow_long_k(args, sm_count)) {
     return cheapest_modeled(args, sm_count);
   }
   if (args.M > 256 && args.w.K >= kStreamKMinK &&
