@@ -748,7 +748,7 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
 // Narrow weights with K >= 2048 run cuBLASLt + act·mul: up to 64 tokens when the packed weight has
 // fewer 128-row tiles than a quarter of the 132 SMs, beyond when those tiles times the 128-token
 // tiles are at most three quarters of them. So do 129-4096 tokens on at most 127 weight tiles with
-// K >= 1792. Never a catalogue model's MLP; never a forced kernel.
+// K >= 1792, up to 8 waves of those tiles. Never a catalogue model's MLP; never a forced kernel.
 TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   const DeviceCaps h = hopper();
   EXPECT_TRUE(gated_delegation_pays(gated(1, 320, 9536), h));
@@ -767,6 +767,8 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   EXPECT_FALSE(gated_delegation_pays(gated(129, 8192, 1792), h));    // 128
   EXPECT_FALSE(gated_delegation_pays(gated(957, 1920, 1728), h));    // K below 1792
   EXPECT_FALSE(gated_delegation_pays(gated(128, 1920, 1792), h));    // 128 tokens, 30 x 1 tiles but K below 2048
+  EXPECT_TRUE(gated_delegation_pays(gated(1408, 6144, 4096), h));    // 96 x 11 = 1056 tiles: 8 waves
+  EXPECT_FALSE(gated_delegation_pays(gated(1409, 6144, 4096), h));   // 96 x 12: past 8 waves
   GatedMlpArgs forced = gated(783, 256, 5184);
   forced.kernel = KernelChoice{key_named("sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2")};
   EXPECT_FALSE(gated_delegation_pays(forced, h));

@@ -41,7 +41,8 @@
 // (bench/results/grid/gated-random.json; the other four 0.98-1.04x):
 // up to 64 tokens when the packed weight has fewer 128-row tiles than a quarter of the SMs,
 // beyond when its tiles times the 128-token tiles are at most three quarters of the SMs; and
-// (bf16) 129-4096 tokens on at most 127 weight tiles with K >= 1792 (few_weight_tiles_long_k).
+// (bf16) 129-4096 tokens on at most 127 weight tiles with K >= 1792, up to 8 waves of 128x128
+// tiles (few_weight_tiles_long_k).
 // Short K loops (0.80-1.45x) and wider weights stay fused; docs/heuristics.md lists the wide,
 // wave-quantized shapes that still lose.
 // A cluster of 2 along M pads an odd t to even, and the padded tile costs a whole one; worse,
@@ -197,24 +198,30 @@ bool narrow_long_k(const GatedMlpArgs& args, std::int64_t sm_count) {
   return 4 * weight_tiles * ceil_div(args.M, 128) <= 3 * sm_count;
 }
 
-// 129-4096 tokens on a weight of at most kFewWeightTiles 128-row tiles, K >= 1792. A trial that
-// delegated every call past 64 tokens on such weights (H100, 78 random shapes, each call's fused
-// kernel forced beside it; bench/results/tuning/issue9/few-weight-tiles-delegated/) ran these 46
-// calls at 0.959 of cuBLASLt + act·mul delegated (min 0.879) and 0.833 fused (min 0.474): the
-// delegated path faster at 37 (0.93-2.15x the fused speed, geometric mean 1.15). With K below
-// 1792 the fused kernels won 15 of 19 (1.050 against 0.892), and at 65-128 tokens 8 of 13 (1.021
-// against 0.978). Bf16 only: fp16 was not measured.
+// 129-4096 tokens on a weight of at most kFewWeightTiles 128-row tiles, K >= 1792, and at most 8
+// waves of 128x128 tiles. A trial that delegated every call past 64 tokens on such weights (H100,
+// 78 random shapes, each call's fused kernel forced beside it;
+// bench/results/tuning/issue9/few-weight-tiles-delegated/) ran the 46 calls of 129-4096 tokens
+// with K >= 1792 at 0.959 of cuBLASLt + act·mul delegated (min 0.879) and 0.833 fused (min
+// 0.474), the delegated path faster at 37. With K below 1792 the fused kernels won 15 of 19 (1.050
+// against 0.892), and at 65-128 tokens 8 of 13 (1.021 against 0.978). On 40 fresh shapes of the
+// class: 0.964 against 0.873, faster at 25; the fused kernels won every call past 8 waves (six, over
+// both sets: 0.84-0.97x for the delegated path), so those stay fused. Bf16 only: fp16 was not
+// measured.
 constexpr std::int64_t kFewWeightTilesDelegationMinTokens = 129;
 constexpr std::int64_t kFewWeightTilesDelegationMinK = 1792;
+constexpr std::int64_t kFewWeightTilesDelegationMaxWaves = 8;
 
-bool few_weight_tiles_long_k(const GatedMlpArgs& args) {
+bool few_weight_tiles_long_k(const GatedMlpArgs& args, std::int64_t sm_count) {
+  const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
   return args.w.dtype == DType::kBF16 && args.M >= kFewWeightTilesDelegationMinTokens && args.M <= kModelMaxTokens &&
-         ceil_div(2 * args.w.N, 128) <= kFewWeightTiles && args.w.K >= kFewWeightTilesDelegationMinK;
+         weight_tiles <= kFewWeightTiles && args.w.K >= kFewWeightTilesDelegationMinK &&
+         weight_tiles * ceil_div(args.M, 128) <= kFewWeightTilesDelegationMaxWaves * sm_count;
 }
 
 // The shapes delegated to cuBLASLt + act·mul (when the workspace holds the product).
 bool in_delegation_region(const GatedMlpArgs& args, std::int64_t sm_count) {
-  return narrow_long_k(args, sm_count) || few_weight_tiles_long_k(args);
+  return narrow_long_k(args, sm_count) || few_weight_tiles_long_k(args, sm_count);
 }
 
 constexpr double kLargeWeightBytes = 2e9;
