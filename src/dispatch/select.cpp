@@ -232,11 +232,11 @@ LaunchPlan launch_plan(const GroupedLaunch& launch, const DeviceCaps& caps) {
 // Those were weights of 67 MB and more. On small calls the copy costs more than it saves: H100,
 // 3aceecc, 87 shapes of 65-1152 tokens, padded and in place in one binary, passes alternating
 // (bench/results/tuning/issue9/padding-small-calls/): every padded call under 16 GFLOP ran faster
-// in place (0.64-0.95x the time; the copy is one more launch and a pass over x, while the
+// in place (0.64-0.98x the time; the copy is one more launch and a pass over x, while the
 // out-of-bounds boxes cost a short K loop little), and so did calls whose x outweighs half the
-// weight (1069x320x14208: 0.72x, the copy moves 30 MB). Of the larger calls, padding won 5-28 % at
-// six (336x10688x3392, 404x2944x9472, 426x960x13248, 671x9152x1152, 718x15680x2624,
-// 1107x14208x640) and lost 3-8 % at three.
+// weight (1069x320x14208: 0.72x, the copy moves 30 MB). Of the larger calls, in place took
+// 1.06-1.28x the padded time at six (336x10688x3392, 404x2944x9472, 426x960x13248,
+// 671x9152x1152, 718x15680x2624, 1107x14208x640) and 0.93-0.97x at three.
 constexpr std::int64_t kPaddedTokensMin = 65, kPaddedTokensMax = 1152;
 constexpr double kPaddedMinFlops = 20e9;
 

@@ -748,7 +748,8 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
 // Narrow weights with K >= 2048 run cuBLASLt + act·mul: up to 64 tokens when the packed weight has
 // fewer 128-row tiles than a quarter of the 132 SMs, beyond when those tiles times the 128-token
 // tiles are at most three quarters of them. So do bf16 calls of 129-4096 tokens (129-1023 on an
-// H200) on at most 127 weight tiles with K >= 1792, up to 8 waves of those tiles. Never a catalogue model's MLP; never a forced kernel.
+// H200) on at most 127 weight tiles with K >= 1792, up to 8 waves of those tiles. Never a
+// catalogue model's MLP; never a forced kernel.
 TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   const DeviceCaps h = hopper();
   EXPECT_TRUE(gated_delegation_pays(gated(1, 320, 9536), h));

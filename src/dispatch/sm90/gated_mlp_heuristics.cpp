@@ -209,7 +209,8 @@ bool narrow_long_k(const GatedMlpArgs& args, std::int64_t sm_count) {
 // both sets: 0.84-0.97x for the delegated path), so those stay fused. On an H200 the delegated
 // path was not timed; there the fused kernels of the random suite's calls of the class ran 1.00x
 // cuBLASLt + act·mul from 1024 tokens (seven calls of seed 20261122, 0.91-1.13x, where the H100
-// ran them 0.89x) and 0.69x below (22 calls), so an H200 delegates only below 1024 tokens. Bf16 only: fp16 was not measured.
+// ran them 0.89x) and 0.69x below (22 calls), so an H200 delegates only below 1024 tokens.
+// Bf16 only: fp16 was not measured.
 constexpr std::int64_t kFewWeightTilesDelegationMinTokens = 129;
 constexpr std::int64_t kFewWeightTilesDelegationMaxTokens = 4096;
 constexpr std::int64_t kFewWeightTilesDelegationHbm3eMaxTokens = 1023;
