@@ -214,13 +214,13 @@ bool narrow_long_k(const GatedMlpArgs& args, std::int64_t sm_count) {
 constexpr std::int64_t kFewWeightTilesDelegationMinTokens = 129;
 constexpr std::int64_t kFewWeightTilesDelegationMaxTokens = 4096;
 constexpr std::int64_t kFewWeightTilesDelegationHbm3eMaxTokens = 1023;
-constexpr double kHbm3eGbps = 4000;
 constexpr std::int64_t kFewWeightTilesDelegationMinK = 1792;
 constexpr std::int64_t kFewWeightTilesDelegationMaxWaves = 8;
 
 bool few_weight_tiles_long_k(const GatedMlpArgs& args, const DeviceCaps& caps) {
-  const bool hbm3 = caps.dram_gbps > 0 && caps.dram_gbps < kHbm3eGbps;  // the H100 the rule was measured on
-  const std::int64_t max_tokens = hbm3 ? kFewWeightTilesDelegationMaxTokens : kFewWeightTilesDelegationHbm3eMaxTokens;
+  // The full range on the H100's HBM3, where the rule was measured.
+  const std::int64_t max_tokens =
+      has_hbm3(caps) ? kFewWeightTilesDelegationMaxTokens : kFewWeightTilesDelegationHbm3eMaxTokens;
   const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
   return args.w.dtype == DType::kBF16 && args.M >= kFewWeightTilesDelegationMinTokens && args.M <= max_tokens &&
          weight_tiles <= kFewWeightTiles && args.w.K >= kFewWeightTilesDelegationMinK &&

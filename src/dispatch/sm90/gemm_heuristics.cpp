@@ -346,15 +346,13 @@ std::optional<KernelChoice> swapped32_choice(const GemmArgs& args, const std::ve
 //   26 of the 27 points (0.902-1.028x cuBLASLt + bias+GELU against 0.851-0.914x); at the other
 //   every 128x32 row of that run ran 0.58-0.63x. On an H200 the 16-token kernel ran 1.00-1.09x
 //   the 128x32 kernel's speed on the same shapes (thirty-two-token-tile/sweeps-h200/).
-constexpr double kHbm3GbpsBelow = 4000;
 constexpr std::int64_t kShortRowsMaxK = 4096;
 
 bool warp_mma_runs_first(const GemmArgs& args, const DeviceCaps& caps) {
   const std::int64_t blocks = ceil_div(args.N, 16), sms = caps.sm_count;
   if (args.M <= 8) return blocks <= 4 * sms;
   if (args.M > 16) return runs_in_token_rows(args, caps.sm_count);
-  const bool hbm3 = caps.dram_gbps > 0 && caps.dram_gbps < kHbm3GbpsBelow;
-  if (hbm3 && blocks > 192 && args.K <= kShortRowsMaxK) return false;
+  if (has_hbm3(caps) && blocks > 192 && args.K <= kShortRowsMaxK) return false;
   return blocks <= 2 * sms && two_token_tiles_fit(args, caps.sm_count);
 }
 

@@ -33,6 +33,11 @@ bool delegates(const GemmArgs& args, const DeviceCaps& caps, const std::vector<K
 // activation kernel rather than one of epifuse's own kernels.
 bool delegates_bias_act(const GemmArgs& args, const DeviceCaps& caps);
 
+// DRAM that reads under 4 TB/s: an H100's HBM3 (3.35 TB/s), not an H200's HBM3e (4.8). Rules
+// measured on one kind keep to it; an unknown bandwidth (0) is neither.
+constexpr double kHbm3GbpsBelow = 4000;
+inline bool has_hbm3(const DeviceCaps& caps) { return caps.dram_gbps > 0 && caps.dram_gbps < kHbm3GbpsBelow; }
+
 // A kernel configuration apart from types and epilogue: what the shape-class rules choose.
 struct Configuration {
   Schedule schedule;
