@@ -786,6 +786,35 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   EXPECT_FALSE(gated_delegation_pays(gated(783, 256, 5184), ampere)) << "no kernels there: dispatch says so";
 }
 
+// An H100 runs gated calls of more than 1024 tokens with K >= 5120 on the cooperative 128x256 1x2
+// where the other rules pick a pingpong 128x128; an H200, or an unknown bandwidth, keeps them.
+TEST(GatedMlpHeuristics, LongKOnAnH100TakesTheCooperative128x256) {
+  DeviceCaps h100 = hopper();
+  h100.dram_gbps = 3352;
+  DeviceCaps unknown = hopper();
+  unknown.dram_gbps = 0;
+  const auto on = [](const GatedMlpArgs& a, const DeviceCaps& caps) {
+    KernelChoice choice;
+    const Status s = select(a, caps, kernel_table(), &choice);
+    return s.ok() ? name(choice.key) : s.to_string();
+  };
+  const std::string cooperative = "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2";
+  const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
+  const std::string swapped_pingpong = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
+  EXPECT_EQ(on(gated(3153, 12992, 28544), hopper()), pingpong);
+  EXPECT_EQ(on(gated(3153, 12992, 28544), unknown), pingpong);
+  EXPECT_EQ(on(gated(3153, 12992, 28544), h100), cooperative);
+  EXPECT_EQ(on(gated(4096, 28672, 8192), hopper()), swapped_pingpong);
+  EXPECT_EQ(on(gated(4096, 28672, 8192), h100), cooperative);
+  EXPECT_EQ(on(gated(16384, 28672, 8192), h100), cooperative);
+  EXPECT_EQ(on(gated(1025, 17920, 5120), h100), cooperative);
+  EXPECT_EQ(on(gated(1024, 17920, 5120), h100), swapped_pingpong) << "1024 tokens";
+  EXPECT_EQ(on(gated(8192, 14336, 5056), h100), pingpong) << "K under 5120";
+  EXPECT_EQ(on(gated(16384, 14336, 4096), h100), pingpong) << "Llama-3 8B";
+  EXPECT_EQ(on(gated(2500, 5120, 5120), h100), "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1")
+      << "only the pingpong picks change";
+}
+
 // Bias + activation calls cuBLASLt cannot fuse at 9-64 tokens on weights of at least 4 MiB: on
 // the 128x32 kernel's at most 33 tiles, or 49 with K >= 6144, or 133-176 whole tiles of K under
 // 4096 (132 SMs); on the warp-mma kernels, rows of at least 16384 at 9-16 tokens and rows of 16

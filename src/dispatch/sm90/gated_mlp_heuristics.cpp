@@ -29,6 +29,8 @@
 //                 640 tokens, as far as it was swept);
 //                 unswapped 128-row tiles (any number), pingpong 128x128 1x2
 //   otherwise  -> pingpong 128x128, cluster 1x2
+// On an H100 (HBM3), more than 1024 tokens with K >= 5120: the cooperative 128x256 1x2 wherever
+// the above picks a pingpong 128x128 (for_hbm3).
 // Stream-K: the swapped 128x32 (M <= 256) below half a wave at K >= 8192, and past one wave where
 // the last is below half full, the waves below 85 % full and K >= 2048 (whole_or_stream_k); a
 // swapped cooperative 128x128 (M > 256) stream-K kernel where whole tiles would fill their last
@@ -397,6 +399,24 @@ bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps) {
   return !args.kernel && in_delegation_region(args, caps);
 }
 
+constexpr std::int64_t kHbm3LongK = 5120;
+constexpr std::int64_t kHbm3LongKMinTokens = 1025;
+
+// On an H100 (HBM3), calls of more than 1024 tokens with K >= 5120 run on the cooperative 128x256
+// 1x2 where the rules above pick a pingpong 128x128 1x2. The GPU runs at its power limit there,
+// and the pingpong kernel moves far more bytes through DRAM: at 3153x12992x28544 it read 30.9 GB
+// for 1.66 GB of operands (ncu, L2 hit rate 33 %), 432 TFLOP/s where cuBLASLt ran 755. At the 19
+// swept shapes this rule changes (bench/results/tuning/issue9/hbm3-long-k/) the pingpong kernels
+// ran 0.54-1.03x cuBLASLt + act·mul, the cooperative one 0.89-1.07x. K = 4096 keeps the pingpong
+// (16384x14336x4096: 0.95x against 0.69x), and so do 1024 tokens (Phi-3 medium, Qwen2.5-72B: 1.10x
+// and 1.03x against 1.01x and 0.98x). An H200, whose HBM3e reads 1.4x as fast, ran such calls at
+// 0.96-1.07x on the pingpong kernel.
+Configuration for_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
+  const bool pingpong128 = c.schedule == Schedule::kPingpong && c.tile.n == 128 && c.decomposition == Decomposition::kDataParallel;
+  if (pingpong128 && has_hbm3(caps) && args.M >= kHbm3LongKMinTokens && args.w.K >= kHbm3LongK) return kCooperative1x2;
+  return c;
+}
+
 Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
   const auto compiled = [&](const Configuration& c) -> const KernelKey* {
@@ -407,7 +427,7 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
     }
     return nullptr;
   };
-  const Configuration chosen = configuration_for(args, caps.sm_count);
+  const Configuration chosen = for_hbm3(configuration_for(args, caps.sm_count), args, caps);
   Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
   whole_tiles.decomposition = Decomposition::kDataParallel;
   const Configuration fallback = args.M <= 64 ? kSwapped64 : kCooperative1x2;
