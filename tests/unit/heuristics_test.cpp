@@ -813,6 +813,25 @@ TEST(GatedMlpHeuristics, LongKOnAnH100TakesTheCooperative128x256) {
   EXPECT_EQ(on(gated(16384, 14336, 4096), h100), pingpong) << "Llama-3 8B";
   EXPECT_EQ(on(gated(2500, 5120, 5120), h100), "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1")
       << "only the pingpong picks change";
+  EXPECT_EQ(on(gated(8000, 640, 12288), h100), pingpong) << "a weight under 32 MiB";
+  EXPECT_EQ(on(gated(8000, 704, 12288), h100), cooperative) << "33 MiB";
+  EXPECT_EQ(on(gated(8900, 320, 37824), h100), pingpong) << "1024 rows of 512-row clusters against 768";
+  EXPECT_EQ(on(gated(4703, 1088, 11520), h100), cooperative) << "2560 rows against 2304";
+  // Along the tokens in groups of 4 clusters where their tiles outnumber the weight's clusters twice.
+  const auto knobs = [](const GatedMlpArgs& a, const DeviceCaps& caps) {
+    KernelChoice choice;
+    EXPECT_TRUE(select(a, caps, kernel_table(), &choice).ok());
+    return to_string(choice);
+  };
+  EXPECT_EQ(knobs(gated(16329, 14784, 19904), h100), cooperative + " raster=along_m swizzle=4");
+  EXPECT_EQ(knobs(gated(12000, 4096, 8192), h100), cooperative + " raster=along_m swizzle=4") << "94 token tiles, 16 clusters";
+  EXPECT_EQ(knobs(gated(12000, 2048, 8192), h100), cooperative + " raster=along_m swizzle=4") << "8 clusters";
+  EXPECT_EQ(knobs(gated(12000, 1792, 8192), h100), cooperative) << "7 clusters";
+  EXPECT_EQ(knobs(gated(8192, 28672, 8192), h100), cooperative) << "64 token tiles, 112 clusters";
+  EXPECT_EQ(knobs(gated(16384, 28672, 8192), h100), cooperative) << "128 token tiles, 112 clusters";
+  EXPECT_EQ(knobs(gated(14336, 28672, 8192), h100), cooperative) << "112 and 112";
+  EXPECT_EQ(knobs(gated(28545, 28672, 8192), h100), cooperative + " raster=along_m swizzle=4") << "224 and 112";
+  EXPECT_EQ(knobs(gated(16329, 14784, 19904), hopper()), pingpong) << "an H200";
 }
 
 // Bias + activation calls cuBLASLt cannot fuse at 9-64 tokens on weights of at least 4 MiB: on

@@ -30,7 +30,8 @@
 //                 unswapped 128-row tiles (any number), pingpong 128x128 1x2
 //   otherwise  -> pingpong 128x128, cluster 1x2
 // On an H100 (HBM3), more than 1024 tokens with K >= 5120: the cooperative 128x256 1x2 wherever
-// the above picks a pingpong 128x128 (for_hbm3).
+// the above picks a pingpong 128x128, on weights of 32 MiB or more that it pads little, walking
+// along the tokens where their tiles outnumber the weight's clusters twice (cooperative_on_hbm3).
 // Stream-K: the swapped 128x32 (M <= 256) below half a wave at K >= 8192, and past one wave where
 // the last is below half full, the waves below 85 % full and K >= 2048 (whole_or_stream_k); a
 // swapped cooperative 128x128 (M > 256) stream-K kernel where whole tiles would fill their last
@@ -401,6 +402,8 @@ bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps) {
 
 constexpr std::int64_t kHbm3LongK = 5120;
 constexpr std::int64_t kHbm3LongKMinTokens = 1025;
+constexpr double kHbm3LongKMinWeightBytes = 32.0 * 1024 * 1024;
+constexpr double kHbm3LongKMaxPaddedWeightRows = 1.15;
 
 // On an H100 (HBM3), calls of more than 1024 tokens with K >= 5120 run on the cooperative 128x256
 // 1x2 where the rules above pick a pingpong 128x128 1x2. The GPU runs at its power limit there,
@@ -411,10 +414,34 @@ constexpr std::int64_t kHbm3LongKMinTokens = 1025;
 // (16384x14336x4096: 0.95x against 0.69x), and so do 1024 tokens (Phi-3 medium, Qwen2.5-72B: 1.10x
 // and 1.03x against 1.01x and 0.98x). An H200, whose HBM3e reads 1.4x as fast, ran such calls at
 // 0.96-1.07x on the pingpong kernel.
-Configuration for_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
-  const bool pingpong128 = c.schedule == Schedule::kPingpong && c.tile.n == 128 && c.decomposition == Decomposition::kDataParallel;
-  if (pingpong128 && has_hbm3(caps) && args.M >= kHbm3LongKMinTokens && args.w.K >= kHbm3LongK) return kCooperative1x2;
-  return c;
+// Not on a weight under 32 MiB, most of which L2 holds (8000 tokens, K 12288: N 384 and 640 ran
+// 0.75x and 0.86x on the cooperative kernel, 1.07x and 1.02x on the pingpong), nor where its
+// 512-row clusters pad the weight's rows 15 % more than the pingpong's 256 (8900x320x37824, 48 MB:
+// 0.40x against 0.53x).
+bool cooperative_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
+  const bool pingpong128 = c.schedule == Schedule::kPingpong && c.tile.n == 128 &&
+                           c.decomposition == Decomposition::kDataParallel;
+  if (!pingpong128 || !has_hbm3(caps) || args.M < kHbm3LongKMinTokens || args.w.K < kHbm3LongK) return false;
+  const double weight_bytes = 2.0 * static_cast<double>(args.w.N) * static_cast<double>(args.w.K) *
+                              static_cast<double>(dtype_bytes(args.w.dtype));
+  const double cooperative_rows = static_cast<double>(padded_rows(2 * args.w.N, 256, 2));
+  const double pingpong_rows = static_cast<double>(padded_rows(2 * args.w.N, 128, 2));
+  return weight_bytes >= kHbm3LongKMinWeightBytes && cooperative_rows <= kHbm3LongKMaxPaddedWeightRows * pingpong_rows;
+}
+
+// CUTLASS's heuristic walks the tiles along the weight once the token tiles outnumber the weight's
+// clusters, so each row of token tiles reads the whole weight again. Where the token tiles are at
+// least twice the clusters (and there are 8 clusters or more, so the swizzle pads the grid little),
+// the cooperative kernel walks along the tokens in groups of 4 clusters: 16329x14784x19904
+// 0.52x -> 0.96x cuBLASLt + act·mul, 14104x12352x13696 0.67x -> 0.93x, 10239x6208x46720 0.72x ->
+// 0.82x, 12000x4096x8192 0.95x -> 1.00x. Fewer token tiles lost with it (8192x28672x8192: 1.03x
+// -> 1.02x, 6225x10560x20096 0.98x -> 0.93x).
+constexpr std::int64_t kAlongTokensMinClusters = 8;
+constexpr int kAlongTokensSwizzle = 4;
+bool walk_along_the_tokens(const GatedMlpArgs& args) {
+  const std::int64_t token_tiles = ceil_div(args.M, 128);
+  const std::int64_t weight_clusters = ceil_div(ceil_div(2 * args.w.N, 256), 2);
+  return weight_clusters >= kAlongTokensMinClusters && token_tiles >= 2 * weight_clusters;
 }
 
 Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
@@ -427,7 +454,9 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
     }
     return nullptr;
   };
-  const Configuration chosen = for_hbm3(configuration_for(args, caps.sm_count), args, caps);
+  const Configuration by_shape = configuration_for(args, caps.sm_count);
+  const bool cooperative = cooperative_on_hbm3(by_shape, args, caps);
+  const Configuration chosen = cooperative ? kCooperative1x2 : by_shape;
   Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
   whole_tiles.decomposition = Decomposition::kDataParallel;
   const Configuration fallback = args.M <= 64 ? kSwapped64 : kCooperative1x2;
@@ -435,6 +464,10 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
     if (const KernelKey* k = compiled(c)) {
       *choice = {*k};
       choice->stream_k = stream_k_mode(c, args, caps.sm_count);
+      if (cooperative && has_configuration(*k, kCooperative1x2) && walk_along_the_tokens(args)) {
+        choice->raster = RasterOrder::kAlongM;
+        choice->swizzle = kAlongTokensSwizzle;
+      }
       return Status::success();
     }
   }
