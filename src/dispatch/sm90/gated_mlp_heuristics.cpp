@@ -410,7 +410,9 @@ constexpr double kHbm3LongKMaxPaddedWeightRows = 1.15;
 // and the pingpong kernel moves far more bytes through DRAM: at 3153x12992x28544 it read 30.9 GB
 // for 1.66 GB of operands (ncu, L2 hit rate 33 %), 432 TFLOP/s where cuBLASLt ran 755. At the 19
 // swept shapes this rule changes (bench/results/tuning/issue9/hbm3-long-k/) the pingpong kernels
-// ran 0.54-1.03x cuBLASLt + act·mul, the cooperative one 0.89-1.07x. K = 4096 keeps the pingpong
+// ran 0.54-1.03x cuBLASLt + act·mul, the cooperative one at its default knobs 0.89-1.07x; with the
+// refinements below, 40 fresh draws of the pingpong's shapes went from 0.727x to 0.874x (geometric
+// mean) and catalogue MLPs at 1025-16384 tokens from 0.854x to 0.980x. K = 4096 keeps the pingpong
 // (16384x14336x4096: 0.95x against 0.69x), and so do 1024 tokens (Phi-3 medium, Qwen2.5-72B: 1.10x
 // and 1.03x against 1.01x and 0.98x). An H200, whose HBM3e reads 1.4x as fast, ran such calls at
 // 0.96-1.07x on the pingpong kernel.
