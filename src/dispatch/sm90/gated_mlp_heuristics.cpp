@@ -287,14 +287,18 @@ bool one_token_tile_shares_its_last_wave(const GatedMlpArgs& args, std::int64_t 
   return static_cast<double>(last_wave) < kOneTokenTileStreamKBelowLastWave * static_cast<double>(sm_count);
 }
 
+// Bytes of the packed [2N, K] gate/up weight.
+double packed_weight_bytes(const GatedMlpArgs& args) {
+  return 2.0 * static_cast<double>(args.w.N) * static_cast<double>(args.w.K) * static_cast<double>(dtype_bytes(args.w.dtype));
+}
+
 // Rows a tiling of `tile` tokens computes, with `pair` tiles per cluster along the tokens.
 std::int64_t padded_rows(std::int64_t M, std::int64_t tile, std::int64_t pair) {
   return ceil_div(ceil_div(M, tile), pair) * pair * tile;
 }
 
 Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count) {
-  const double weight_bytes = 2.0 * static_cast<double>(args.w.N) * static_cast<double>(args.w.K) *
-                              static_cast<double>(dtype_bytes(args.w.dtype));
+  const double weight_bytes = packed_weight_bytes(args);
   const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
   const bool few_weight_tiles = 2 * weight_tiles * ceil_div(args.M, 128) < sm_count;
   if (args.M <= 64 || (args.M <= 256 && few_weight_tiles)) {
@@ -424,8 +428,7 @@ bool cooperative_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const
   const bool pingpong128 = c.schedule == Schedule::kPingpong && c.tile.n == 128 &&
                            c.decomposition == Decomposition::kDataParallel;
   if (!pingpong128 || !has_hbm3(caps) || args.M < kHbm3LongKMinTokens || args.w.K < kHbm3LongK) return false;
-  const double weight_bytes = 2.0 * static_cast<double>(args.w.N) * static_cast<double>(args.w.K) *
-                              static_cast<double>(dtype_bytes(args.w.dtype));
+  const double weight_bytes = packed_weight_bytes(args);
   const double cooperative_rows = static_cast<double>(padded_rows(2 * args.w.N, 256, 2));
   const double pingpong_rows = static_cast<double>(padded_rows(2 * args.w.N, 128, 2));
   return weight_bytes >= kHbm3LongKMinWeightBytes && cooperative_rows <= kHbm3LongKMaxPaddedWeightRows * pingpong_rows;
