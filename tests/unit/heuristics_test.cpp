@@ -815,7 +815,7 @@ TEST(GatedMlpHeuristics, LongKOnAnH100TakesTheCooperative128x256) {
       << "only the pingpong picks change";
   EXPECT_EQ(on(gated(8000, 640, 12288), h100), pingpong) << "a weight under 32 MiB";
   EXPECT_EQ(on(gated(8000, 704, 12288), h100), cooperative) << "33 MiB";
-  EXPECT_EQ(on(gated(8900, 320, 37824), h100), pingpong) << "1024 rows of 512-row clusters against 768";
+  EXPECT_EQ(on(gated(8000, 384, 30720), h100), pingpong) << "1024 rows of 512-row clusters against 768";
   EXPECT_EQ(on(gated(4703, 1088, 11520), h100), cooperative) << "2560 rows against 2304";
   // Along the tokens in groups of 4 clusters where their tiles outnumber the weight's clusters twice.
   const auto knobs = [](const GatedMlpArgs& a, const DeviceCaps& caps) {
@@ -832,6 +832,27 @@ TEST(GatedMlpHeuristics, LongKOnAnH100TakesTheCooperative128x256) {
   EXPECT_EQ(knobs(gated(14336, 28672, 8192), h100), cooperative) << "112 and 112";
   EXPECT_EQ(knobs(gated(28545, 28672, 8192), h100), cooperative + " raster=along_m swizzle=4") << "224 and 112";
   EXPECT_EQ(knobs(gated(16329, 14784, 19904), hopper()), pingpong) << "an H200";
+}
+
+// More than 4096 tokens: the wave model for narrow weights with K >= 32768, and the swapped pingpong
+// where the unswapped one's 1x2 cluster pads an odd count of weight tiles by 4 % or more.
+TEST(GatedMlpHeuristics, ManyTokensPadTheFewestTilesAndModelLongNarrowWeights) {
+  const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
+  const std::string swapped_pingpong = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
+  EXPECT_EQ(chosen(gated(13706, 320, 1024)), swapped_pingpong) << "5 weight tiles padded to 6";
+  EXPECT_EQ(chosen(gated(11922, 704, 6912)), swapped_pingpong) << "11 to 12";
+  EXPECT_EQ(chosen(gated(8192, 1600, 4096)), swapped_pingpong) << "25 to 26: 4 %";
+  EXPECT_EQ(chosen(gated(8192, 1728, 4096)), pingpong) << "27 to 28: 3.7 %";
+  EXPECT_EQ(chosen(gated(8193, 1600, 4096)), pingpong) << "65 token tiles: the swapped kernel pads them to 66";
+  EXPECT_EQ(chosen(gated(4592, 1728, 320)), pingpong) << "a K loop under 1024";
+  EXPECT_EQ(chosen(gated(13706, 320, 960)), pingpong) << "a K loop under 1024";
+  EXPECT_EQ(chosen(gated(4096, 704, 6912)), pingpong) << "4096 tokens: the few-weight-tile model's choice";
+  EXPECT_EQ(chosen(gated(16384, 14336, 4096)), pingpong) << "Llama-3 8B: an even count";
+  EXPECT_EQ(chosen(gated(6933, 256, 56512)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1");
+  EXPECT_EQ(chosen(gated(6688, 640, 49728)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk");
+  EXPECT_EQ(chosen(gated(14753, 1280, 52608)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1");
+  EXPECT_EQ(chosen(gated(5368, 1408, 27264)), pingpong) << "K under 32768";
+  EXPECT_EQ(chosen(gated(8192, 2112, 40000)), pingpong) << "33 weight tiles, 34 padded: 3 %";
 }
 
 // Bias + activation calls cuBLASLt cannot fuse at 9-64 tokens on weights of at least 4 MiB: on

@@ -28,7 +28,9 @@
 //                 swapped pingpong 128x96, cluster 1x2 (an even number of 96-token tiles; up to
 //                 640 tokens, as far as it was swept);
 //                 unswapped 128-row tiles (any number), pingpong 128x128 1x2
-//   otherwise  -> pingpong 128x128, cluster 1x2
+//   M > 4096   -> pingpong 128x128, cluster 1x2; for narrow weights with K >= 32768 the wave
+//                 model's cheapest kernel, and where that kernel's cluster pads an odd count of
+//                 weight tiles, the swapped pingpong 128x128 1x2 (many_tokens_configuration)
 // On an H100 (HBM3), more than 1024 tokens with K >= 5120: the cooperative 128x256 1x2 wherever
 // the above picks a pingpong 128x128, on weights of 32 MiB or more that it pads little, walking
 // along the tokens where their tiles outnumber the weight's clusters twice (cooperative_on_hbm3).
@@ -57,6 +59,7 @@
 // An element type compiled with fewer kernels (fp16) falls back to its swapped 128x64 kernel
 // (M <= 64) or its cooperative 128x256 1x2 kernel.
 #include <algorithm>
+#include <cstddef>
 
 #include "dispatch/sm90/heuristics.hpp"
 
@@ -176,13 +179,14 @@ StreamKMode stream_k_mode(const Configuration& c, const GatedMlpArgs& args, std:
              : StreamKMode::kHeuristic;
 }
 
-Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count) {
+template <std::size_t kCount>
+Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count, const ModeledKernel (&kernels)[kCount]) {
   const auto time = [&](const ModeledKernel& k) {
     return modeled_time(k, args, sm_count, stream_k_mode(k.config, args, sm_count));
   };
-  const ModeledKernel* best = &kFewWeightTileKernels[0];
+  const ModeledKernel* best = &kernels[0];
   double best_time = time(*best);
-  for (const ModeledKernel& k : kFewWeightTileKernels) {
+  for (const ModeledKernel& k : kernels) {
     if (const double t = time(k); t < best_time) {
       best = &k;
       best_time = t;
@@ -297,6 +301,42 @@ std::int64_t padded_rows(std::int64_t M, std::int64_t tile, std::int64_t pair) {
   return ceil_div(ceil_div(M, tile), pair) * pair * tile;
 }
 
+// More than 4096 tokens, where the pingpong 128x128 1x2 ran every call the rules above leave. On an
+// H200, 49 random draws of 4097-16384 tokens with the large-M kernels swept beside it (seed
+// 20261127, bench/results/tuning/issue9/many-tokens/) ran it at 0.69-1.45x cuBLASLt + act·mul,
+// nine below 0.95, and two classes of them lost to kernels already compiled:
+// - Narrow weights (at most 32 tiles of 128 rows) with K >= 32768, whose few long tiles fill their
+//   waves badly: the wave model's cheapest among the kernels swept there (6933x256x56512 0.86x ->
+//   1.00x on whole 224-token tiles, 6688x640x49728 0.90x -> 1.07x on the 160-token stream-K kernel,
+//   14753x1280x52608 0.99x -> 1.05x). At K 27264 (5368x1408) the model's 224-token tiles lost 5 %.
+// - An odd count of weight tiles, which the unswapped kernel's 1x2 cluster along the weight pads
+//   with a whole column of tiles, where the swapped pingpong 128x128 1x2 pads the tokens less:
+//   taken where the unswapped kernel computes 4 % more tiles (13706x320x1024 1.13x -> 1.38x,
+//   11922x704x6912 0.87x -> 1.07x, 15440x1088x3776 0.99x -> 1.12x, 7916x960x1536 1.09x -> 1.17x),
+//   not on K loops under 1024, where the swapped kernel's epilogue dominates (4592x1728x320: 0.94x
+//   against 1.19x).
+constexpr ModeledKernel kManyTokenKernels[] = {
+    {kPingpong1x2, 0.9},      {kSwappedPingpong1x2, 0.8},  {kSwapped160, 1.0},
+    {kSwapped224, 1.0},       {kSwapped128StreamK, kStreamKEfficiency}, {kSwapped160StreamK, kStreamKEfficiency},
+    {kSwapped224StreamK, kStreamKEfficiency}};
+constexpr std::int64_t kManyTokensModelMinK = 32768;
+constexpr std::int64_t kManyTokensModelMaxWeightTiles = 32;
+constexpr std::int64_t kSwappedPairMinK = 1024;
+constexpr double kSwappedPairMinTileRatio = 1.04;
+
+Configuration many_tokens_configuration(const GatedMlpArgs& args, std::int64_t sm_count) {
+  const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
+  if (args.w.K >= kManyTokensModelMinK && weight_tiles <= kManyTokensModelMaxWeightTiles) {
+    return cheapest_modeled(args, sm_count, kManyTokenKernels);
+  }
+  const double unswapped_tiles = static_cast<double>(output_tiles(kPingpong1x2, args));
+  const double swapped_tiles = static_cast<double>(output_tiles(kSwappedPingpong1x2, args));
+  if (args.w.K >= kSwappedPairMinK && unswapped_tiles >= kSwappedPairMinTileRatio * swapped_tiles) {
+    return kSwappedPingpong1x2;
+  }
+  return kPingpong1x2;
+}
+
 Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count) {
   const double weight_bytes = packed_weight_bytes(args);
   const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
@@ -309,7 +349,7 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
   // some). The calls few_weight_tiles_long_k delegates keep the model as their fused kernel.
   if (args.M >= kModelMinTokens && args.M <= kModelMaxTokens && weight_tiles <= kFewWeightTiles &&
       !narrow_long_k(args, sm_count)) {
-    return cheapest_modeled(args, sm_count);
+    return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
   }
   if (args.M > 256 && args.w.K >= kStreamKMinK &&
       wave_fill(weight_tiles * ceil_div(args.M, 128), sm_count) < kStreamKBelowWaveFill) {
@@ -319,7 +359,7 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
     return one_token_tile_shares_its_last_wave(args, weight_tiles, sm_count) ? kSwapped128StreamK : kPingpong1x2;
   }
   if (args.M > 2048 && weight_bytes >= kLargeWeightBytes) return kCooperative1x2;
-  if (args.M > 4096) return kPingpong1x2;
+  if (args.M > kModelMaxTokens) return many_tokens_configuration(args, sm_count);
   constexpr std::int64_t kNever = std::int64_t{1} << 40;
   const std::int64_t swapped = padded_rows(args.M, 128, 2);
   const std::int64_t unswapped = padded_rows(args.M, 128, 1);
