@@ -850,7 +850,10 @@ TEST(GatedMlpHeuristics, ManyTokensPadTheFewestTilesAndModelLongNarrowWeights) {
   EXPECT_EQ(chosen(gated(16384, 14336, 4096)), pingpong) << "Llama-3 8B: an even count";
   EXPECT_EQ(chosen(gated(6933, 256, 56512)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1");
   EXPECT_EQ(chosen(gated(6688, 640, 49728)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk");
-  EXPECT_EQ(chosen(gated(14753, 1280, 52608)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1");
+  EXPECT_EQ(chosen(gated(5481, 960, 38208)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk")
+      << "645 tiles of 128x128: 4.9 waves";
+  EXPECT_EQ(chosen(gated(11882, 1472, 54592)), pingpong) << "2139 tiles: 16 waves";
+  EXPECT_EQ(chosen(gated(12521, 1216, 49728)), swapped_pingpong) << "past 10 waves, 19 weight tiles padded to 20";
   EXPECT_EQ(chosen(gated(5368, 1408, 27264)), pingpong) << "K under 32768";
   EXPECT_EQ(chosen(gated(8192, 2112, 40000)), pingpong) << "33 weight tiles, 34 padded: 3 %";
 }

@@ -307,8 +307,12 @@ std::int64_t padded_rows(std::int64_t M, std::int64_t tile, std::int64_t pair) {
 // nine below 0.95, and two classes of them lost to kernels already compiled:
 // - Narrow weights (at most 32 tiles of 128 rows) with K >= 32768, whose few long tiles fill their
 //   waves badly: the wave model's cheapest among the kernels swept there (6933x256x56512 0.86x ->
-//   1.00x on whole 224-token tiles, 6688x640x49728 0.90x -> 1.07x on the 160-token stream-K kernel,
-//   14753x1280x52608 0.99x -> 1.05x). At K 27264 (5368x1408) the model's 224-token tiles lost 5 %.
+//   1.00x on whole 224-token tiles, 6688x640x49728 0.90x -> 1.07x on the 160-token stream-K kernel).
+//   At K 27264 (5368x1408) the model's 224-token tiles lost 5 %. Up to 10 waves of 128x128 tiles:
+//   on 13 draws of the class (seed 20261129) its kernels took 0.77-0.95x the pingpong's time at six
+//   of the nine within 10 waves (1.00-1.01x at three), and at 14-20 waves 0.68x once and 1.01-1.33x
+//   three times (the swapped 128x128 stream-K kernel at 11882x1472x54592: 461 TFLOP/s where the
+//   pingpong ran 620).
 // - An odd count of weight tiles, which the unswapped kernel's 1x2 cluster along the weight pads
 //   with a whole column of tiles, where the swapped pingpong 128x128 1x2 pads the tokens less:
 //   taken where the unswapped kernel computes 4 % more tiles (13706x320x1024 1.13x -> 1.38x,
@@ -321,12 +325,14 @@ constexpr ModeledKernel kManyTokenKernels[] = {
     {kSwapped224StreamK, kStreamKEfficiency}};
 constexpr std::int64_t kManyTokensModelMinK = 32768;
 constexpr std::int64_t kManyTokensModelMaxWeightTiles = 32;
+constexpr std::int64_t kManyTokensModelMaxWaves = 10;
 constexpr std::int64_t kSwappedPairMinK = 1024;
 constexpr double kSwappedPairMinTileRatio = 1.04;
 
 Configuration many_tokens_configuration(const GatedMlpArgs& args, std::int64_t sm_count) {
   const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
-  if (args.w.K >= kManyTokensModelMinK && weight_tiles <= kManyTokensModelMaxWeightTiles) {
+  if (args.w.K >= kManyTokensModelMinK && weight_tiles <= kManyTokensModelMaxWeightTiles &&
+      weight_tiles * ceil_div(args.M, 128) <= kManyTokensModelMaxWaves * sm_count) {
     return cheapest_modeled(args, sm_count, kManyTokenKernels);
   }
   const double unswapped_tiles = static_cast<double>(output_tiles(kPingpong1x2, args));
