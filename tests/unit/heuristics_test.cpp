@@ -856,6 +856,19 @@ TEST(GatedMlpHeuristics, ManyTokensPadTheFewestTilesAndModelLongNarrowWeights) {
   EXPECT_EQ(chosen(gated(12521, 1216, 49728)), swapped_pingpong) << "past 10 waves, 19 weight tiles padded to 20";
   EXPECT_EQ(chosen(gated(5368, 1408, 27264)), pingpong) << "K under 32768";
   EXPECT_EQ(chosen(gated(8192, 2112, 40000)), pingpong) << "33 weight tiles, 34 padded: 3 %";
+  // An H100 keeps its cooperative kernel on the model's calls; the swapped pingpong where that
+  // rule leaves the pingpong (weights under 32 MiB).
+  DeviceCaps h100 = hopper();
+  h100.dram_gbps = 3352;
+  const auto on_h100 = [&](const GatedMlpArgs& a) {
+    KernelChoice choice;
+    const Status s = select(a, h100, kernel_table(), &choice);
+    return s.ok() ? name(choice.key) : s.to_string();
+  };
+  EXPECT_EQ(on_h100(gated(6030, 1600, 39680)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
+  EXPECT_EQ(on_h100(gated(14344, 128, 41792)), pingpong) << "the model is for HBM3e";
+  EXPECT_EQ(on_h100(gated(4354, 448, 11136)), swapped_pingpong) << "20 MB";
+  EXPECT_EQ(on_h100(gated(15071, 448, 37440)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2") << "64 MB";
 }
 
 // Bias + activation calls cuBLASLt cannot fuse at 9-64 tokens on weights of at least 4 MiB: on

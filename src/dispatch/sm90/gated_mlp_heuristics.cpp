@@ -312,13 +312,15 @@ std::int64_t padded_rows(std::int64_t M, std::int64_t tile, std::int64_t pair) {
 //   on 13 draws of the class (seed 20261129) its kernels took 0.77-0.95x the pingpong's time at six
 //   of the nine within 10 waves (1.00-1.01x at three), and at 14-20 waves 0.68x once and 1.01-1.33x
 //   three times (the swapped 128x128 stream-K kernel at 11882x1472x54592: 461 TFLOP/s where the
-//   pingpong ran 620).
+//   pingpong ran 620). Not on an H100, where the cooperative 128x256 1x2 runs most of these calls
+//   (cooperative_on_hbm3): the model's kernels took 0.91-1.64x its time at seven draws (and 0.94x
+//   the pingpong's at 14344x128x41792, a 21 MB weight).
 // - An odd count of weight tiles, which the unswapped kernel's 1x2 cluster along the weight pads
 //   with a whole column of tiles, where the swapped pingpong 128x128 1x2 pads the tokens less:
 //   taken where the unswapped kernel computes 4 % more tiles (13706x320x1024 1.13x -> 1.38x,
 //   11922x704x6912 0.87x -> 1.07x, 15440x1088x3776 0.99x -> 1.12x, 7916x960x1536 1.09x -> 1.17x),
 //   not on K loops under 1024, where the swapped kernel's epilogue dominates (4592x1728x320: 0.94x
-//   against 1.19x).
+//   against 1.19x). On an H100 the cooperative rule below still takes weights of 32 MiB or more.
 constexpr ModeledKernel kManyTokenKernels[] = {
     {kPingpong1x2, 0.9},      {kSwappedPingpong1x2, 0.8},  {kSwapped160, 1.0},
     {kSwapped224, 1.0},       {kSwapped128StreamK, kStreamKEfficiency}, {kSwapped160StreamK, kStreamKEfficiency},
@@ -329,9 +331,10 @@ constexpr std::int64_t kManyTokensModelMaxWaves = 10;
 constexpr std::int64_t kSwappedPairMinK = 1024;
 constexpr double kSwappedPairMinTileRatio = 1.04;
 
-Configuration many_tokens_configuration(const GatedMlpArgs& args, std::int64_t sm_count) {
+Configuration many_tokens_configuration(const GatedMlpArgs& args, const DeviceCaps& caps) {
+  const std::int64_t sm_count = caps.sm_count;
   const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
-  if (args.w.K >= kManyTokensModelMinK && weight_tiles <= kManyTokensModelMaxWeightTiles &&
+  if (!has_hbm3(caps) && args.w.K >= kManyTokensModelMinK && weight_tiles <= kManyTokensModelMaxWeightTiles &&
       weight_tiles * ceil_div(args.M, 128) <= kManyTokensModelMaxWaves * sm_count) {
     return cheapest_modeled(args, sm_count, kManyTokenKernels);
   }
@@ -343,7 +346,8 @@ Configuration many_tokens_configuration(const GatedMlpArgs& args, std::int64_t s
   return kPingpong1x2;
 }
 
-Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count) {
+Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps) {
+  const std::int64_t sm_count = caps.sm_count;
   const double weight_bytes = packed_weight_bytes(args);
   const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
   const bool few_weight_tiles = 2 * weight_tiles * ceil_div(args.M, 128) < sm_count;
@@ -365,7 +369,7 @@ Configuration configuration_for(const GatedMlpArgs& args, std::int64_t sm_count)
     return one_token_tile_shares_its_last_wave(args, weight_tiles, sm_count) ? kSwapped128StreamK : kPingpong1x2;
   }
   if (args.M > 2048 && weight_bytes >= kLargeWeightBytes) return kCooperative1x2;
-  if (args.M > kModelMaxTokens) return many_tokens_configuration(args, sm_count);
+  if (args.M > kModelMaxTokens) return many_tokens_configuration(args, caps);
   constexpr std::int64_t kNever = std::int64_t{1} << 40;
   const std::int64_t swapped = padded_rows(args.M, 128, 2);
   const std::int64_t unswapped = padded_rows(args.M, 128, 1);
@@ -505,7 +509,7 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
     }
     return nullptr;
   };
-  const Configuration by_shape = configuration_for(args, caps.sm_count);
+  const Configuration by_shape = configuration_for(args, caps);
   const bool cooperative = cooperative_on_hbm3(by_shape, args, caps);
   const Configuration chosen = cooperative ? kCooperative1x2 : by_shape;
   Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
