@@ -321,6 +321,10 @@ std::int64_t padded_rows(std::int64_t M, std::int64_t tile, std::int64_t pair) {
 //   11922x704x6912 0.87x -> 1.07x, 15440x1088x3776 0.99x -> 1.12x, 7916x960x1536 1.09x -> 1.17x),
 //   not on K loops under 1024, where the swapped kernel's epilogue dominates (4592x1728x320: 0.94x
 //   against 1.19x). On an H100 the cooperative rule below still takes weights of 32 MiB or more.
+// On draws made after the rules, each build timed twice in one device call: the odd counts' calls
+// took 0.60-1.00x the old time at 17 of 17 on an H200 (0.87x -> 1.05x cuBLASLt + act·mul on
+// geometric mean) and 0.63-0.84x at 10 of 10 on an H100; the model's, within 10 waves, 0.92x on
+// geometric mean at 12 on an H200 (0.91x -> 0.99x; one 3.6 % slower).
 constexpr ModeledKernel kManyTokenKernels[] = {
     {kPingpong1x2, 0.9},      {kSwappedPingpong1x2, 0.8},  {kSwapped160, 1.0},
     {kSwapped224, 1.0},       {kSwapped128StreamK, kStreamKEfficiency}, {kSwapped160StreamK, kStreamKEfficiency},
