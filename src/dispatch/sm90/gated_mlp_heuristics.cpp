@@ -28,9 +28,10 @@
 //                 swapped pingpong 128x96, cluster 1x2 (an even number of 96-token tiles; up to
 //                 640 tokens, as far as it was swept);
 //                 unswapped 128-row tiles (any number), pingpong 128x128 1x2
-//   M > 4096   -> pingpong 128x128, cluster 1x2; for narrow weights with K >= 32768 the wave
-//                 model's cheapest kernel, and where that kernel's cluster pads an odd count of
-//                 weight tiles, the swapped pingpong 128x128 1x2 (many_tokens_configuration)
+//   M > 4096   -> pingpong 128x128, cluster 1x2; off HBM3, narrow weights with K >= 32768 within
+//                 10 waves on the wave model's cheapest kernel; where the pingpong's cluster pads
+//                 an odd count of weight tiles by 4 % or more, the swapped pingpong 128x128 1x2
+//                 (many_tokens_configuration)
 // On an H100 (HBM3), more than 1024 tokens with K >= 5120: the cooperative 128x256 1x2 wherever
 // the above picks a pingpong 128x128, on weights of 32 MiB or more that it pads little, walking
 // along the tokens where their tiles outnumber the weight's clusters twice (cooperative_on_hbm3).
