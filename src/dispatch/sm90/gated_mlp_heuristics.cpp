@@ -304,8 +304,9 @@ std::int64_t padded_rows(std::int64_t M, std::int64_t tile, std::int64_t pair) {
 
 // More than 4096 tokens, where the pingpong 128x128 1x2 ran every call the rules above leave. On an
 // H200, 49 random draws of 4097-16384 tokens with the large-M kernels swept beside it (seed
-// 20261127, bench/results/tuning/issue9/many-tokens/) ran it at 0.69-1.45x cuBLASLt + act·mul,
-// nine below 0.95, and two classes of them lost to kernels already compiled:
+// 20261127, bench/results/tuning/issue9/many-tokens/) ran it at 0.69-1.45x cuBLASLt + act·mul
+// (eight below 0.95; nine of the calls as dispatched), and two classes lost to kernels already
+// compiled:
 // - Narrow weights (at most 32 tiles of 128 rows) with K >= 32768, whose few long tiles fill their
 //   waves badly: the wave model's cheapest among the kernels swept there (6933x256x56512 0.86x ->
 //   1.00x on whole 224-token tiles, 6688x640x49728 0.90x -> 1.07x on the 160-token stream-K kernel).
