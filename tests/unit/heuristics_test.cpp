@@ -526,11 +526,25 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   EXPECT_NE(selecting(forced).message().find("is a gemm kernel"), std::string::npos);
 }
 
+// Where the swapped 128-token pair and the unswapped 128-row tiles compute the same rows, K under
+// 1024 takes the unswapped pingpong (H200 sweep and H100 A/B,
+// bench/results/tuning/issue9/wide-257-288/); K = 1024 and an odd count of tiles are unchanged.
+TEST(GatedMlpHeuristics, ShortKTiesTakeTheUnswappedTiles) {
+  const std::string swapped = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
+  const std::string unswapped = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
+  EXPECT_EQ(chosen(gated(1414, 10304, 320)), unswapped) << "12 token tiles either way";
+  EXPECT_EQ(chosen(gated(3000, 12288, 1016)), unswapped);
+  EXPECT_EQ(chosen(gated(700, 8192, 320)), unswapped) << "the GPU suite's case";
+  EXPECT_EQ(chosen(gated(2560, 12288, 1024)), swapped) << "K 1024";
+  EXPECT_EQ(chosen(gated(1414, 10304, 4096)), swapped);
+  EXPECT_EQ(chosen(gated(1600, 16384, 256)), unswapped) << "13 tiles: the unswapped pad less anyway";
+}
+
 // Swapped 144- to 224-token tiles (144, 176 and 208 whole only): stream-K for one tile where
 // 2N / 128 weight tiles fill their last wave below 80 % (Qwen2.5-7B: 296 tiles on 132 SMs, 75 %) or
 // K >= 8192 (Llama-3 70B); whole tiles for Llama-3 8B (224, 85 %) and within one wave; two
 // 160-token tiles (289-320 tokens) whole while the weight alone does not fill the SMs; the pairs
-// beyond 3.4 waves (Qwen2.5-72B: 462 tiles).
+// beyond 3.4 waves (Qwen2.5-72B: 462 tiles), except two tiles of 144.
 TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
   struct Case {
     std::int64_t M, N, K;
@@ -568,6 +582,12 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {201, 28672, 8192, "swap_coop_128x224x64_c2x1_streamk"},
       {257, 28672, 8192, "swap_coop_128x144x64_c2x1"},
       {272, 18944, 3584, "swap_coop_128x144x64_c2x1"},
+      // Two of 144 also past 3.4 waves of weight tiles (Qwen2.5-72B: 462; Llama-3 405B: 832), where
+      // one tile of 144 keeps the pairs.
+      {270, 29568, 8192, "swap_coop_128x144x64_c2x1"},
+      {288, 53248, 16384, "swap_coop_128x144x64_c2x1"},
+      {262, 32064, 4480, "swap_coop_128x144x64_c2x1"},
+      {141, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
       {289, 28672, 8192, "swap_coop_128x160x64_c2x1_streamk"},
       // Two 224-token tiles up to 448 tokens, then the 128-token pair.
       {385, 14336, 4096, "swap_coop_128x224x64_c2x1_streamk"},

@@ -15,13 +15,15 @@
 //   M <= 4096  -> the tiling that computes the fewest rows:
 //                 swapped 144- to 224-token tiles (one of 144, 160, 176, 208 or 224 tokens up to
 //                 224, two of 144 for 257-288, two of 160 for 289-320, two of 224 for 385-448, five
-//                 of 160 for 769-800) while the weight tiles make at most 3.4 waves, cooperative,
-//                 cluster 2x1 along the weight; 144, 176 and 208 only where whole tiles are chosen
+//                 of 160 for 769-800) while the weight tiles make at most 3.4 waves (two of 144 at
+//                 any count), cooperative, cluster 2x1 along the weight; 144, 176 and 208 only
+//                 where whole tiles are chosen
 //                 and twice their CTAs would not fit in one wave;
 //                 stream-K (K >= 1024) for one tile past one wave where the last fills below
 //                 80 % or K >= 8192, for two where K >= 8192 and the last wave is below 80 %
 //                 full or (160 and 224) once the weight tiles outnumber the SMs, for five where whole tiles
-//                 fill their last wave below 95 %; else, ties in this order:
+//                 fill their last wave below 95 %; else, ties in this order (K >= 1024; a shorter
+//                 K loop takes the unswapped tiles where they compute no more rows):
 //                 swapped pingpong 128x128, cluster 1x2 along the tokens (an even number of
 //                 128-token tiles; each weight tile is multicast to the pair, so memory streams it
 //                 half as often);
@@ -245,6 +247,7 @@ constexpr std::int64_t kStreamKMinK = 8192;
 constexpr double kStreamKBelowWaveFill = 0.8;
 constexpr double kFiveTilesStreamKBelowWaveFill = 0.95;
 constexpr std::int64_t kTokenTilesStreamKMinK = 1024;
+constexpr std::int64_t kTieUnswappedBelowK = 1024;
 
 // The share of the SMs that whole tiles keep busy over their waves.
 double wave_fill(std::int64_t tiles, std::int64_t sm_count) {
@@ -399,7 +402,11 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // the kernels chosen before); one tile of 144/176/208 beat the 160/224 tiles and the 96-token
   // pair by 2-7 % on Llama-3 8B and Llama-3.2 1B and lost to the stream-K kernels wherever those
   // are chosen. Two of 176 or 208 won on Llama-3 70B only (321-416 tokens), so they are not taken.
-  const std::int64_t tiles144 = few_waves && args.M <= 288 ? padded_rows(args.M, 144, 1) : kNever;
+  // Two of 144 also past 3.4 waves of weight tiles: at 258-264 tokens on 501-832 weight tiles (H200,
+  // random draws of seed 20261202 and Llama-3 405B's MLP, every kernel swept,
+  // bench/results/tuning/issue9/wide-257-288/) they ran 0.89-0.95x cuBLASLt + act·mul where the
+  // 96-token pair ran 0.75-0.81x.
+  const std::int64_t tiles144 = (few_waves || args.M > 256) && args.M <= 288 ? padded_rows(args.M, 144, 1) : kNever;
   const std::int64_t tiles176 = few_waves && args.M <= 176 ? 176 : kNever;
   const std::int64_t tiles208 = few_waves && args.M <= 208 ? 208 : kNever;
   const std::int64_t pairs = std::min({swapped, unswapped, swapped96});
@@ -445,7 +452,11 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
     if (use160) return stream_k ? kSwapped160StreamK : kSwapped160;
     return stream_k ? kSwapped224StreamK : kSwapped224;
   }
-  if (swapped <= std::min(unswapped, swapped96)) return kSwappedPingpong1x2;
+  // With K under 1024 a tie goes to the unswapped tiles (H200, 1414x10304x320 and 1492x14400x320:
+  // the unswapped pingpong 1.10x and 1.26x cuBLASLt + act·mul, the swapped pair 0.82x and 0.93x;
+  // bench/results/tuning/issue9/wide-257-288/). Why the swapped pair loses there was not measured.
+  const bool short_k_tie = args.w.K < kTieUnswappedBelowK && unswapped <= swapped;
+  if (swapped <= std::min(unswapped, swapped96) && !short_k_tie) return kSwappedPingpong1x2;
   // Ties (321-384 tokens: 384 rows each) go to the 96-token pairs: 0.82-1.14 against 0.76-1.09
   // at 333-384 tokens on five catalogue MLPs. Unswapped tiles: the pingpong, also where the last of
   // seven is at most half full (801-832 tokens, x padded: 0.94-1.09x on five catalogue MLPs, the
