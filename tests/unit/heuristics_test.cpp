@@ -543,8 +543,8 @@ TEST(GatedMlpHeuristics, ShortKTiesTakeTheUnswappedTiles) {
 // Swapped 144- to 224-token tiles (144, 176 and 208 whole only): stream-K for one tile where
 // 2N / 128 weight tiles fill their last wave below 80 % (Qwen2.5-7B: 296 tiles on 132 SMs, 75 %) or
 // K >= 8192 (Llama-3 70B); whole tiles for Llama-3 8B (224, 85 %) and within one wave; two
-// 160-token tiles (289-320 tokens) whole while the weight alone does not fill the SMs; the pairs
-// beyond 3.4 waves (Qwen2.5-72B: 462 tiles), except two tiles of 144.
+// 160-token tiles (289-320 tokens) whole while the weight alone does not fill the SMs; beyond 3.4
+// waves (Qwen2.5-72B: 462 tiles) whole tiles of the kinds swept there, else the pairs.
 TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
   struct Case {
     std::int64_t M, N, K;
@@ -555,7 +555,7 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {200, 28672, 8192, "swap_coop_128x224x64_c2x1_streamk"},
       {200, 14336, 3584, "swap_coop_128x208x64_c2x1"},
       {149, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
-      {200, 29568, 8192, "swap_pingpong_128x128x64_c1x2"},
+      {200, 29568, 8192, "swap_coop_128x208x64_c2x1"},
       {300, 8192, 2048, "swap_coop_128x160x64_c2x1"},
       // The GPU suite's token-tile cases (tests/gpu/gated_test.cpp).
       {141, 7168, 1024, "swap_coop_128x144x64_c2x1"},
@@ -582,12 +582,21 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {201, 28672, 8192, "swap_coop_128x224x64_c2x1_streamk"},
       {257, 28672, 8192, "swap_coop_128x144x64_c2x1"},
       {272, 18944, 3584, "swap_coop_128x144x64_c2x1"},
-      // Two of 144 also past 3.4 waves of weight tiles (Qwen2.5-72B: 462; Llama-3 405B: 832), where
-      // one tile of 144 keeps the pairs.
+      // Past 3.4 waves of weight tiles (Qwen2.5-72B: 462; Llama-3 405B: 832) whole tiles where one
+      // of 144, 208 or 224 or two of 144, 160 or 224 pad least, even where K >= 8192 or the weight
+      // fills the SMs; the pairs at 145-192 tokens and elsewhere.
       {270, 29568, 8192, "swap_coop_128x144x64_c2x1"},
       {288, 53248, 16384, "swap_coop_128x144x64_c2x1"},
       {262, 32064, 4480, "swap_coop_128x144x64_c2x1"},
-      {141, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
+      {141, 29568, 8192, "swap_coop_128x144x64_c2x1"},
+      {205, 53248, 8192, "swap_coop_128x208x64_c2x1"},
+      {215, 29568, 8192, "swap_coop_128x224x64_c2x1"},
+      {300, 29568, 8192, "swap_coop_128x160x64_c2x1"},
+      {440, 36864, 3072, "swap_coop_128x224x64_c2x1"},
+      {170, 36864, 4096, "swap_pingpong_128x96x64_c1x2"},
+      {155, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
+      {350, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
+      {790, 29568, 8192, "pingpong_128x128x64_c1x2"},
       {289, 28672, 8192, "swap_coop_128x160x64_c2x1_streamk"},
       // Two 224-token tiles up to 448 tokens, then the 128-token pair.
       {385, 14336, 4096, "swap_coop_128x224x64_c2x1_streamk"},

@@ -15,10 +15,10 @@
 //   M <= 4096  -> the tiling that computes the fewest rows:
 //                 swapped 144- to 224-token tiles (one of 144, 160, 176, 208 or 224 tokens up to
 //                 224, two of 144 for 257-288, two of 160 for 289-320, two of 224 for 385-448, five
-//                 of 160 for 769-800) while the weight tiles make at most 3.4 waves (two of 144 at
-//                 any count), cooperative, cluster 2x1 along the weight; 144, 176 and 208 only
-//                 where whole tiles are chosen
-//                 and twice their CTAs would not fit in one wave;
+//                 of 160 for 769-800) while the weight tiles make at most 3.4 waves, cooperative,
+//                 cluster 2x1 along the weight; 144, 176 and 208 only where whole tiles are chosen
+//                 and twice their CTAs would not fit in one wave; past 3.4 waves whole tiles, one
+//                 of 144, 208 or 224 or two of 144, 160 or 224 tokens, where they pad least;
 //                 stream-K (K >= 1024) for one tile past one wave where the last fills below
 //                 80 % or K >= 8192, for two where K >= 8192 and the last wave is below 80 %
 //                 full or (160 and 224) once the weight tiles outnumber the SMs, for five where whole tiles
@@ -391,10 +391,22 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // tiles at 769-800 tokens (800 rows where 128-row tiles compute 896): 0.95-1.09x against
   // 0.91-1.02x for the pingpong 128x128 and 0.90-0.96x for the cooperative 128x256 on three; three
   // of them at 449-480 ran even with the 128-token pair, which keeps those counts.
+  // Past 3.4 waves whole token tiles (no stream-K) run where one of 144, 208 or 224 tokens or two of
+  // 144, 160 or 224 pad least: H200, every kernel swept on 136-440 tokens over 462-832 weight tiles
+  // (bench/results/tuning/issue9/wide-257-288/), against cuBLASLt + act·mul, the pairs chosen before
+  // -> the whole tiles: 140x40960x4096 0.92 -> 1.03 (144), 141x29568x8192 0.92 -> 0.94 (144),
+  // 136x53248x8192 0.87 -> 0.91 (144), 200x40960x4096 0.85 -> 0.95 (208), 300x29568x8192
+  // 0.81 -> 0.93 (160), 310x40960x4096 0.86 -> 0.98 (160), 400x29568x8192 0.82 -> 0.94 (224),
+  // 440x36864x3072 0.92 -> 1.00 (224); the stream-K twins of the two-tile ones ran 0.90-0.95 (at
+  // 136-141 tokens with K 8192 the 160-token stream-K kernel ran 0.96-0.97, not taken). At 161-176
+  // tokens the 96-token pair stays (170x36864x4096: 1.02 against 0.91 on one 176-token tile);
+  // 145-160 tokens and five tiles were not swept.
   const bool few_waves = 5 * weight_tiles <= 17 * sm_count;
-  const bool tiles160_pay = args.M <= 320 || (args.M > 768 && args.M <= 800);
-  const std::int64_t tiles160 = few_waves && tiles160_pay ? padded_rows(args.M, 160, 1) : kNever;
-  const std::int64_t tiles224 = few_waves && args.M <= 448 ? padded_rows(args.M, 224, 1) : kNever;
+  const bool many_waves = !few_waves;
+  const bool tiles160_pay = few_waves ? args.M <= 320 || (args.M > 768 && args.M <= 800) : args.M > 288 && args.M <= 320;
+  const std::int64_t tiles160 = tiles160_pay ? padded_rows(args.M, 160, 1) : kNever;
+  const bool tiles224_pay = few_waves ? args.M <= 448 : (args.M > 208 && args.M <= 224) || (args.M > 384 && args.M <= 448);
+  const std::int64_t tiles224 = tiles224_pay ? padded_rows(args.M, 224, 1) : kNever;
   // Whole tiles only (no stream-K twins), where they compute fewer rows and the count needs no
   // stream-K: one or two of 144 tokens (129-144, 257-288), one of 176 (161-176) or 208 (193-208).
   // Swept on five catalogue MLPs (bench/results/tuning/issue9/tiles-144-176-208/): two of 144 were
@@ -406,9 +418,9 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // random draws of seed 20261202 and Llama-3 405B's MLP, every kernel swept,
   // bench/results/tuning/issue9/wide-257-288/) they ran 0.89-0.95x cuBLASLt + act·mul where the
   // 96-token pair ran 0.75-0.81x.
-  const std::int64_t tiles144 = (few_waves || args.M > 256) && args.M <= 288 ? padded_rows(args.M, 144, 1) : kNever;
+  const std::int64_t tiles144 = args.M <= 288 ? padded_rows(args.M, 144, 1) : kNever;
   const std::int64_t tiles176 = few_waves && args.M <= 176 ? 176 : kNever;
-  const std::int64_t tiles208 = few_waves && args.M <= 208 ? 208 : kNever;
+  const std::int64_t tiles208 = (few_waves || args.M > 192) && args.M <= 208 ? 208 : kNever;
   const std::int64_t pairs = std::min({swapped, unswapped, swapped96});
   const std::int64_t twinned = std::min(tiles160, tiles224);
   const std::int64_t whole_only = std::min({tiles144, tiles176, tiles208});
@@ -441,14 +453,14 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   if (whole_only < std::min(twinned, pairs)) {
     const std::int64_t tile = whole_only == tiles144 ? 144 : whole_only == tiles176 ? 176 : 208;
     if (overflow_one_wave(whole_only / tile) &&
-        !stream_k_for(whole_only / tile, /*once_the_weight_fills_the_sms=*/false)) {
+        (many_waves || !stream_k_for(whole_only / tile, /*once_the_weight_fills_the_sms=*/false))) {
       return tile == 144 ? kSwapped144 : tile == 176 ? kSwapped176 : kSwapped208;
     }
   }
   if (twinned < pairs) {
     const bool use160 = tiles160 < tiles224;
     const std::int64_t token_tiles = use160 ? tiles160 / 160 : tiles224 / 224;
-    const bool stream_k = stream_k_for(token_tiles, /*once_the_weight_fills_the_sms=*/true);
+    const bool stream_k = !many_waves && stream_k_for(token_tiles, /*once_the_weight_fills_the_sms=*/true);
     if (use160) return stream_k ? kSwapped160StreamK : kSwapped160;
     return stream_k ? kSwapped224StreamK : kSwapped224;
   }
