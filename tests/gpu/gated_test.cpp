@@ -91,9 +91,9 @@ std::vector<GatedCase> features() {
                              {270, 7168}, {401, 7168}, {433, 9472}, {785, 7168}, {790, 8448}}) {
     cases.push_back({M, N, 1024, DType::kBF16, kActivations[M % 4], true});
   }
-  // Whole 144- and 160-token tiles past 3.4 waves of weight tiles (2N / 128 = 450), and a tie of
-  // the swapped and unswapped 128-token tilings with K under 1024 (the unswapped pingpong), as
-  // dispatch picks them.
+  // Past 3.4 waves of weight tiles (2N / 128 = 450): two 144-token tiles, and at 289-320 tokens with
+  // K under 2048 the 96-token pair; a tie of the swapped and unswapped 128-token tilings with K
+  // under 1024 (the unswapped pingpong); as dispatch picks them.
   cases.push_back({270, 28800, 256, DType::kBF16, kActivations[1], true});
   cases.push_back({300, 28800, 256, DType::kBF16, kActivations[3], false});
   cases.push_back({700, 8192, 320, DType::kBF16, kActivations[2], true});

@@ -582,9 +582,9 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {201, 28672, 8192, "swap_coop_128x224x64_c2x1_streamk"},
       {257, 28672, 8192, "swap_coop_128x144x64_c2x1"},
       {272, 18944, 3584, "swap_coop_128x144x64_c2x1"},
-      // Past 3.4 waves of weight tiles (Qwen2.5-72B: 462; Llama-3 405B: 832) whole tiles where one
-      // of 144, 208 or 224 or two of 144, 160 or 224 pad least, even where K >= 8192 or the weight
-      // fills the SMs; the pairs at 145-192 tokens and elsewhere.
+      // Past 3.4 waves of weight tiles (Qwen2.5-72B: 462; Llama-3 405B: 832) two of 144, and with
+      // K >= 2048 whole tiles where one of 144, 208 or 224 or two of 160 or 224 pad least, even
+      // where K >= 8192 or the weight fills the SMs; the pairs at 145-192 tokens and elsewhere.
       {270, 29568, 8192, "swap_coop_128x144x64_c2x1"},
       {288, 53248, 16384, "swap_coop_128x144x64_c2x1"},
       {262, 32064, 4480, "swap_coop_128x144x64_c2x1"},
@@ -597,6 +597,12 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {155, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
       {350, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
       {790, 29568, 8192, "pingpong_128x128x64_c1x2"},
+      // With K under 2048 those keep the pairs (fresh draws), but two of 144 do not.
+      {405, 45184, 1152, "swap_pingpong_128x128x64_c1x2"},
+      {313, 48128, 1024, "swap_pingpong_128x96x64_c1x2"},
+      {214, 57664, 1088, "swap_pingpong_128x128x64_c1x2"},
+      {135, 54080, 1664, "swap_pingpong_128x96x64_c1x2"},
+      {280, 40960, 768, "swap_coop_128x144x64_c2x1"},
       {289, 28672, 8192, "swap_coop_128x160x64_c2x1_streamk"},
       // Two 224-token tiles up to 448 tokens, then the 128-token pair.
       {385, 14336, 4096, "swap_coop_128x224x64_c2x1_streamk"},

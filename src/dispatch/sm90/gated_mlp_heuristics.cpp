@@ -17,8 +17,9 @@
 //                 224, two of 144 for 257-288, two of 160 for 289-320, two of 224 for 385-448, five
 //                 of 160 for 769-800) while the weight tiles make at most 3.4 waves, cooperative,
 //                 cluster 2x1 along the weight; 144, 176 and 208 only where whole tiles are chosen
-//                 and twice their CTAs would not fit in one wave; past 3.4 waves whole tiles, one
-//                 of 144, 208 or 224 or two of 144, 160 or 224 tokens, where they pad least;
+//                 and twice their CTAs would not fit in one wave; past 3.4 waves two of 144, and
+//                 with K >= 2048 whole tiles, one of 144, 208 or 224 or two of 160 or 224 tokens,
+//                 where they pad least;
 //                 stream-K (K >= 1024) for one tile past one wave where the last fills below
 //                 80 % or K >= 8192, for two where K >= 8192 and the last wave is below 80 %
 //                 full or (160 and 224) once the weight tiles outnumber the SMs, for five where whole tiles
@@ -248,6 +249,7 @@ constexpr double kStreamKBelowWaveFill = 0.8;
 constexpr double kFiveTilesStreamKBelowWaveFill = 0.95;
 constexpr std::int64_t kTokenTilesStreamKMinK = 1024;
 constexpr std::int64_t kTieUnswappedBelowK = 1024;
+constexpr std::int64_t kManyWavesTilesMinK = 2048;
 
 // The share of the SMs that whole tiles keep busy over their waves.
 double wave_fill(std::int64_t tiles, std::int64_t sm_count) {
@@ -400,12 +402,17 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // 440x36864x3072 0.92 -> 1.00 (224); the stream-K twins of the two-tile ones ran 0.90-0.95 (at
   // 136-141 tokens with K 8192 the 160-token stream-K kernel ran 0.96-0.97, not taken). At 161-176
   // tokens the 96-token pair stays (170x36864x4096: 1.02 against 0.91 on one 176-token tile);
-  // 145-160 tokens and five tiles were not swept.
+  // 145-160 tokens and five tiles were not swept. K >= 2048 only: on 17 shapes drawn afterwards
+  // (H200, the pairs in the same run) the whole tiles took 0.86-0.98x the time at 10 of the 11 with
+  // K >= 2048 (1.02x at 216x29568x8192) and 0.94-1.07x at the 6 with K of 1024-1664 (405x45184x1152:
+  // 1.07x).
   const bool few_waves = 5 * weight_tiles <= 17 * sm_count;
-  const bool many_waves = !few_waves;
-  const bool tiles160_pay = few_waves ? args.M <= 320 || (args.M > 768 && args.M <= 800) : args.M > 288 && args.M <= 320;
+  const bool many_waves_tiles = !few_waves && args.w.K >= kManyWavesTilesMinK;
+  const bool tiles160_pay = few_waves ? args.M <= 320 || (args.M > 768 && args.M <= 800)
+                                      : many_waves_tiles && args.M > 288 && args.M <= 320;
   const std::int64_t tiles160 = tiles160_pay ? padded_rows(args.M, 160, 1) : kNever;
-  const bool tiles224_pay = few_waves ? args.M <= 448 : (args.M > 208 && args.M <= 224) || (args.M > 384 && args.M <= 448);
+  const bool tiles224_pay = few_waves ? args.M <= 448
+                                      : many_waves_tiles && ((args.M > 208 && args.M <= 224) || (args.M > 384 && args.M <= 448));
   const std::int64_t tiles224 = tiles224_pay ? padded_rows(args.M, 224, 1) : kNever;
   // Whole tiles only (no stream-K twins), where they compute fewer rows and the count needs no
   // stream-K: one or two of 144 tokens (129-144, 257-288), one of 176 (161-176) or 208 (193-208).
@@ -418,9 +425,10 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // random draws of seed 20261202 and Llama-3 405B's MLP, every kernel swept,
   // bench/results/tuning/issue9/wide-257-288/) they ran 0.89-0.95x cuBLASLt + act·mul where the
   // 96-token pair ran 0.75-0.81x.
-  const std::int64_t tiles144 = args.M <= 288 ? padded_rows(args.M, 144, 1) : kNever;
+  const std::int64_t tiles144 =
+      (few_waves || args.M > 256 || many_waves_tiles) && args.M <= 288 ? padded_rows(args.M, 144, 1) : kNever;
   const std::int64_t tiles176 = few_waves && args.M <= 176 ? 176 : kNever;
-  const std::int64_t tiles208 = (few_waves || args.M > 192) && args.M <= 208 ? 208 : kNever;
+  const std::int64_t tiles208 = (few_waves || (many_waves_tiles && args.M > 192)) && args.M <= 208 ? 208 : kNever;
   const std::int64_t pairs = std::min({swapped, unswapped, swapped96});
   const std::int64_t twinned = std::min(tiles160, tiles224);
   const std::int64_t whole_only = std::min({tiles144, tiles176, tiles208});
@@ -453,14 +461,14 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   if (whole_only < std::min(twinned, pairs)) {
     const std::int64_t tile = whole_only == tiles144 ? 144 : whole_only == tiles176 ? 176 : 208;
     if (overflow_one_wave(whole_only / tile) &&
-        (many_waves || !stream_k_for(whole_only / tile, /*once_the_weight_fills_the_sms=*/false))) {
+        (many_waves_tiles || !stream_k_for(whole_only / tile, /*once_the_weight_fills_the_sms=*/false))) {
       return tile == 144 ? kSwapped144 : tile == 176 ? kSwapped176 : kSwapped208;
     }
   }
   if (twinned < pairs) {
     const bool use160 = tiles160 < tiles224;
     const std::int64_t token_tiles = use160 ? tiles160 / 160 : tiles224 / 224;
-    const bool stream_k = !many_waves && stream_k_for(token_tiles, /*once_the_weight_fills_the_sms=*/true);
+    const bool stream_k = !many_waves_tiles && stream_k_for(token_tiles, /*once_the_weight_fills_the_sms=*/true);
     if (use160) return stream_k ? kSwapped160StreamK : kSwapped160;
     return stream_k ? kSwapped224StreamK : kSwapped224;
   }
