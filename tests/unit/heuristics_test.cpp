@@ -583,14 +583,14 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {257, 28672, 8192, "swap_coop_128x144x64_c2x1"},
       {272, 18944, 3584, "swap_coop_128x144x64_c2x1"},
       // Past 3.4 waves of weight tiles (Qwen2.5-72B: 462; Llama-3 405B: 832) two of 144, and with
-      // K >= 2048 whole tiles where one of 144, 208 or 224 or two of 160 or 224 pad least, even
-      // where K >= 8192 or the weight fills the SMs; the pairs at 145-192 tokens and elsewhere.
+      // K >= 2048 whole tiles where one of 144 or 208 or two of 160 or 224 pad least, even where
+      // K >= 8192 or the weight fills the SMs; the pairs at 145-192 and 209-256 tokens and elsewhere.
       {270, 29568, 8192, "swap_coop_128x144x64_c2x1"},
       {288, 53248, 16384, "swap_coop_128x144x64_c2x1"},
       {262, 32064, 4480, "swap_coop_128x144x64_c2x1"},
       {141, 29568, 8192, "swap_coop_128x144x64_c2x1"},
       {205, 53248, 8192, "swap_coop_128x208x64_c2x1"},
-      {215, 29568, 8192, "swap_coop_128x224x64_c2x1"},
+      {215, 29568, 8192, "swap_pingpong_128x128x64_c1x2"},
       {300, 29568, 8192, "swap_coop_128x160x64_c2x1"},
       {440, 36864, 3072, "swap_coop_128x224x64_c2x1"},
       {170, 36864, 4096, "swap_pingpong_128x96x64_c1x2"},

@@ -18,8 +18,8 @@
 //                 of 160 for 769-800) while the weight tiles make at most 3.4 waves, cooperative,
 //                 cluster 2x1 along the weight; 144, 176 and 208 only where whole tiles are chosen
 //                 and twice their CTAs would not fit in one wave; past 3.4 waves two of 144, and
-//                 with K >= 2048 whole tiles, one of 144, 208 or 224 or two of 160 or 224 tokens,
-//                 where they pad least;
+//                 with K >= 2048 whole tiles, one of 144 or 208 or two of 160 or 224 tokens, where
+//                 they pad least;
 //                 stream-K (K >= 1024) for one tile past one wave where the last fills below
 //                 80 % or K >= 8192, for two where K >= 8192 and the last wave is below 80 %
 //                 full or (160 and 224) once the weight tiles outnumber the SMs, for five where whole tiles
@@ -393,16 +393,17 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // tiles at 769-800 tokens (800 rows where 128-row tiles compute 896): 0.95-1.09x against
   // 0.91-1.02x for the pingpong 128x128 and 0.90-0.96x for the cooperative 128x256 on three; three
   // of them at 449-480 ran even with the 128-token pair, which keeps those counts.
-  // Past 3.4 waves whole token tiles (no stream-K) run where one of 144, 208 or 224 tokens or two of
-  // 144, 160 or 224 pad least: H200, every kernel swept on 136-440 tokens over 462-832 weight tiles
+  // Past 3.4 waves whole token tiles (no stream-K) run where one of 144 or 208 tokens or two of 144,
+  // 160 or 224 pad least: H200, every kernel swept on 136-440 tokens over 462-832 weight tiles
   // (bench/results/tuning/issue9/wide-257-288/), against cuBLASLt + act·mul, the pairs chosen before
   // -> the whole tiles: 140x40960x4096 0.92 -> 1.03 (144), 141x29568x8192 0.92 -> 0.94 (144),
   // 136x53248x8192 0.87 -> 0.91 (144), 200x40960x4096 0.85 -> 0.95 (208), 300x29568x8192
   // 0.81 -> 0.93 (160), 310x40960x4096 0.86 -> 0.98 (160), 400x29568x8192 0.82 -> 0.94 (224),
   // 440x36864x3072 0.92 -> 1.00 (224); the stream-K twins of the two-tile ones ran 0.90-0.95 (at
   // 136-141 tokens with K 8192 the 160-token stream-K kernel ran 0.96-0.97, not taken). At 161-176
-  // tokens the 96-token pair stays (170x36864x4096: 1.02 against 0.91 on one 176-token tile);
-  // 145-160 tokens and five tiles were not swept. K >= 2048 only: on 17 shapes drawn afterwards
+  // tokens the 96-token pair stays (170x36864x4096: 1.02 against 0.91 on one 176-token tile), and
+  // at 209-224 the pairs (one 224-token tile took 0.99-1.02x their time on Qwen2.5-72B and a fresh
+  // draw at 216 tokens); 145-160 tokens and five tiles were not swept. K >= 2048 only: on 17 shapes drawn afterwards
   // (H200, the pairs in the same run) the whole tiles took 0.86-0.98x the time at 10 of the 11 with
   // K >= 2048 (1.02x at 216x29568x8192) and 0.94-1.07x at the 6 with K of 1024-1664 (405x45184x1152:
   // 1.07x).
@@ -411,8 +412,7 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   const bool tiles160_pay = few_waves ? args.M <= 320 || (args.M > 768 && args.M <= 800)
                                       : many_waves_tiles && args.M > 288 && args.M <= 320;
   const std::int64_t tiles160 = tiles160_pay ? padded_rows(args.M, 160, 1) : kNever;
-  const bool tiles224_pay = few_waves ? args.M <= 448
-                                      : many_waves_tiles && ((args.M > 208 && args.M <= 224) || (args.M > 384 && args.M <= 448));
+  const bool tiles224_pay = few_waves ? args.M <= 448 : many_waves_tiles && args.M > 384 && args.M <= 448;
   const std::int64_t tiles224 = tiles224_pay ? padded_rows(args.M, 224, 1) : kNever;
   // Whole tiles only (no stream-K twins), where they compute fewer rows and the count needs no
   // stream-K: one or two of 144 tokens (129-144, 257-288), one of 176 (161-176) or 208 (193-208).
