@@ -393,20 +393,20 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // tiles at 769-800 tokens (800 rows where 128-row tiles compute 896): 0.95-1.09x against
   // 0.91-1.02x for the pingpong 128x128 and 0.90-0.96x for the cooperative 128x256 on three; three
   // of them at 449-480 ran even with the 128-token pair, which keeps those counts.
-  // Past 3.4 waves whole token tiles (no stream-K) run where one of 144 or 208 tokens or two of 144,
-  // 160 or 224 pad least: H200, every kernel swept on 136-440 tokens over 462-832 weight tiles
-  // (bench/results/tuning/issue9/wide-257-288/), against cuBLASLt + act·mul, the pairs chosen before
-  // -> the whole tiles: 140x40960x4096 0.92 -> 1.03 (144), 141x29568x8192 0.92 -> 0.94 (144),
-  // 136x53248x8192 0.87 -> 0.91 (144), 200x40960x4096 0.85 -> 0.95 (208), 300x29568x8192
-  // 0.81 -> 0.93 (160), 310x40960x4096 0.86 -> 0.98 (160), 400x29568x8192 0.82 -> 0.94 (224),
-  // 440x36864x3072 0.92 -> 1.00 (224); the stream-K twins of the two-tile ones ran 0.90-0.95 (at
-  // 136-141 tokens with K 8192 the 160-token stream-K kernel ran 0.96-0.97, not taken). At 161-176
-  // tokens the 96-token pair stays (170x36864x4096: 1.02 against 0.91 on one 176-token tile), and
-  // at 209-224 the pairs (one 224-token tile took 0.99-1.02x their time on Qwen2.5-72B and a fresh
-  // draw at 216 tokens); 145-160 tokens and five tiles were not swept. K >= 2048 only: on 17 shapes drawn afterwards
-  // (H200, the pairs in the same run) the whole tiles took 0.86-0.98x the time at 10 of the 11 with
-  // K >= 2048 (1.02x at 216x29568x8192) and 0.94-1.07x at the 6 with K of 1024-1664 (405x45184x1152:
-  // 1.07x).
+  // Past 3.4 waves, with K >= 2048, whole token tiles (no stream-K) run where one of 144 or 208
+  // tokens or two of 160 or 224 pad least (two of 144 at any K, below): H200, every kernel swept on
+  // 136-440 tokens over 462-832 weight tiles (bench/results/tuning/issue9/wide-257-288/), against
+  // cuBLASLt + act·mul, the pairs chosen before -> the whole tiles: 140x40960x4096 0.92 -> 1.03
+  // (144), 141x29568x8192 0.92 -> 0.94 (144), 136x53248x8192 0.87 -> 0.91 (144), 200x40960x4096
+  // 0.85 -> 0.95 (208), 300x29568x8192 0.81 -> 0.93 (160), 310x40960x4096 0.86 -> 0.98 (160),
+  // 400x29568x8192 0.82 -> 0.94 (224), 440x36864x3072 0.92 -> 1.00 (224); the stream-K twins of the
+  // two-tile ones ran 0.90-0.95 (at 136-141 tokens with K 8192 the 160-token stream-K kernel ran
+  // 0.96-0.97, not taken). The pairs stay at 161-176 tokens (170x36864x4096: 1.02 against 0.91 on
+  // one 176-token tile) and 209-224 (one 224-token tile took 0.99-1.02x their time on Qwen2.5-72B
+  // and a fresh draw at 216 tokens); 145-160 tokens and five tiles were not swept. Only from K 2048:
+  // on 17 shapes drawn afterwards (H200, the pairs in the same run) whole tiles took 0.86-0.98x the
+  // time at 10 of the 11 with K >= 2048 (1.02x at 216x29568x8192) and 0.94-1.07x at the 6 with K of
+  // 1024-1664 (405x45184x1152: 1.07x).
   const bool few_waves = 5 * weight_tiles <= 17 * sm_count;
   const bool many_waves_tiles = !few_waves && args.w.K >= kManyWavesTilesMinK;
   const bool tiles160_pay = few_waves ? args.M <= 320 || (args.M > 768 && args.M <= 800)
