@@ -248,7 +248,9 @@ constexpr std::int64_t kStreamKMinK = 8192;
 constexpr double kStreamKBelowWaveFill = 0.8;
 constexpr double kFiveTilesStreamKBelowWaveFill = 0.95;
 constexpr std::int64_t kTokenTilesStreamKMinK = 1024;
-constexpr std::int64_t kTieUnswappedBelowK = 1024;
+// The swapped 128-token pair only from this K: below it the unswapped tiles ran faster where both
+// were timed (past 4096 tokens and at ties below; why was not measured).
+constexpr std::int64_t kSwappedPairMinK = 1024;
 constexpr std::int64_t kManyWavesTilesMinK = 2048;
 
 // The share of the SMs that whole tiles keep busy over their waves.
@@ -326,8 +328,8 @@ std::int64_t padded_rows(std::int64_t M, std::int64_t tile, std::int64_t pair) {
 //   with a whole column of tiles, where the swapped pingpong 128x128 1x2 pads the tokens less:
 //   taken where the unswapped kernel computes 4 % more tiles (13706x320x1024 1.13x -> 1.38x,
 //   11922x704x6912 0.87x -> 1.07x, 15440x1088x3776 0.99x -> 1.12x, 7916x960x1536 1.09x -> 1.17x),
-//   not on K loops under 1024, where the swapped kernel's epilogue dominates (4592x1728x320: 0.94x
-//   against 1.19x). On an H100 the cooperative rule below still takes weights of 32 MiB or more.
+//   not with K under 1024 (kSwappedPairMinK; 4592x1728x320: 0.94x against 1.19x). On an H100 the
+//   cooperative rule below still takes weights of 32 MiB or more.
 // On draws made after the rules, each build timed twice in one device call: the odd counts' calls
 // took 0.60-1.00x the old time at 17 of 17 on an H200 (0.87x -> 1.05x cuBLASLt + act·mul on
 // geometric mean) and 0.63-0.84x at 10 of 10 on an H100; the model's, within 10 waves, 0.92x on
@@ -339,7 +341,6 @@ constexpr ModeledKernel kManyTokenKernels[] = {
 constexpr std::int64_t kManyTokensModelMinK = 32768;
 constexpr std::int64_t kManyTokensModelMaxWeightTiles = 32;
 constexpr std::int64_t kManyTokensModelMaxWaves = 10;
-constexpr std::int64_t kSwappedPairMinK = 1024;
 constexpr double kSwappedPairMinTileRatio = 1.04;
 
 Configuration many_tokens_configuration(const GatedMlpArgs& args, const DeviceCaps& caps) {
@@ -475,7 +476,7 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // With K under 1024 a tie goes to the unswapped tiles (H200, 1414x10304x320 and 1492x14400x320:
   // the unswapped pingpong 1.10x and 1.26x cuBLASLt + act·mul, the swapped pair 0.82x and 0.93x;
   // bench/results/tuning/issue9/wide-257-288/). Why the swapped pair loses there was not measured.
-  const bool short_k_tie = args.w.K < kTieUnswappedBelowK && unswapped <= swapped;
+  const bool short_k_tie = args.w.K < kSwappedPairMinK && unswapped <= swapped;
   if (swapped <= std::min(unswapped, swapped96) && !short_k_tie) return kSwappedPingpong1x2;
   // Ties (321-384 tokens: 384 rows each) go to the 96-token pairs: 0.82-1.14 against 0.76-1.09
   // at 333-384 tokens on five catalogue MLPs. Unswapped tiles: the pingpong, also where the last of
