@@ -97,6 +97,9 @@ std::vector<GatedCase> features() {
   cases.push_back({270, 28800, 256, DType::kBF16, kActivations[1], true});
   cases.push_back({300, 28800, 256, DType::kBF16, kActivations[3], false});
   cases.push_back({700, 8192, 320, DType::kBF16, kActivations[2], true});
+  // 129-144 tokens past 3.4 waves with K >= 8192: the 160-token stream-K kernel sharing its tail
+  // past one wave (450 weight tiles, the last of four waves 41 % full).
+  cases.push_back({131, 28800, 8192, DType::kBF16, kActivations[0], true});
   // Decode past one wave of swapped 128x32 tiles (148 weight tiles, K 2048): the stream-K twin as
   // dispatch picks it (one and two token tiles, a partial last one), whole tiles where the last wave
   // is half full (2N / 128 = 232).

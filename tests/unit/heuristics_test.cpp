@@ -588,7 +588,7 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {270, 29568, 8192, "swap_coop_128x144x64_c2x1"},
       {288, 53248, 16384, "swap_coop_128x144x64_c2x1"},
       {262, 32064, 4480, "swap_coop_128x144x64_c2x1"},
-      {141, 29568, 8192, "swap_coop_128x144x64_c2x1"},
+      {141, 29568, 6144, "swap_coop_128x144x64_c2x1"},
       {205, 53248, 8192, "swap_coop_128x208x64_c2x1"},
       {215, 29568, 8192, "swap_pingpong_128x128x64_c1x2"},
       {300, 29568, 8192, "swap_coop_128x160x64_c2x1"},
@@ -718,6 +718,29 @@ TEST(GatedMlpHeuristics, OneTokenTileSharesAShortLastWave) {
   EXPECT_EQ(chosen(gated(101, 28672, 8192)), pingpong);          // Llama-3 70B: last 52
   EXPECT_EQ(chosen(gated(101, 14336, 4096)), pingpong);          // Llama-3 8B: last 92
   EXPECT_NE(chosen(gated(129, 17920, 5120)), swap128_stream_k);  // two token tiles: other rules
+}
+
+// At 129-144 tokens past 3.4 waves of weight tiles with K >= 8192, the 160-token stream-K kernel
+// shares its tail where one 144-token tile per weight tile fills its last wave below 92 %
+// (Qwen2.5-72B: 462 tiles, 88 %; Llama-3 405B: 832, 90 %); the 144-token tile at a fuller last wave
+// (1008 tiles, 95 %), with a shorter K, and the rules around it elsewhere.
+TEST(GatedMlpHeuristics, The160TokenStreamKSharesItsTailPast3Point4Waves) {
+  const auto launched = [](const GatedMlpArgs& a) {
+    KernelChoice choice;
+    const Status s = select(a, hopper(), kernel_table(), &choice);
+    return s.ok() ? to_string(choice) : s.to_string();
+  };
+  const std::string shared = "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk stream_k=share_tail";
+  const std::string whole144 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1";
+  EXPECT_EQ(launched(gated(129, 29568, 8192)), shared);
+  EXPECT_EQ(launched(gated(144, 29568, 8192)), shared);
+  EXPECT_EQ(launched(gated(140, 53248, 16384)), shared);
+  EXPECT_EQ(launched(gated(131, 28800, 8192)), shared) << "the GPU suite's case";
+  EXPECT_EQ(launched(gated(134, 64512, 9216)), whole144) << "1008 tiles: 95 % full";
+  EXPECT_EQ(launched(gated(137, 31744, 6144)), whole144) << "K 6144";
+  EXPECT_EQ(launched(gated(141, 28672, 8192)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk")
+      << "Llama-3 70B: 448 tiles, within 3.4 waves";
+  EXPECT_EQ(launched(gated(145, 29568, 8192)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2");
 }
 
 // A stream-K choice whose tiles make less than one wave shares them all (StreamKMode::kShareTail)

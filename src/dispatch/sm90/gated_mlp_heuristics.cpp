@@ -43,7 +43,8 @@
 // swapped cooperative 128x128 (M > 256) stream-K kernel where whole tiles would fill their last
 // wave of SMs below 80 % and K is at least 8192 (narrow N: 0.28-0.93x became 0.50-1.03x).
 // A stream-K kernel whose tiles make less than one wave launches in the share-tail mode where the
-// wave model prices sharing them all below running them whole (stream_k_mode below).
+// wave model prices sharing them all below running them whole (stream_k_mode below); so does the
+// 160-token one at 129-144 tokens past 3.4 waves of weight tiles (shares_the_160_tail).
 // Delegated to cuBLASLt + act·mul (src/delegate/cublaslt_gated.hpp): narrow weights with K of
 // 2048 or more, where fewer 128x128 tiles than SMs are the whole problem and the fused kernels
 // ran at 0.33-0.97x of cuBLASLt + act·mul at 46 of the 50 random draws the rule selects
@@ -175,8 +176,11 @@ double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64
 // 224-token tiles, as modelled; 0.89-1.37x for 160; 0.89-1.10x for 128x128 near a full wave, where
 // the model's price is a coin toss; mixed past one wave, where it mispredicts. Every stream-K
 // kernel dispatch chooses is priced at the model's stream-K efficiency.
+bool shares_the_160_tail(const GatedMlpArgs& args, std::int64_t sm_count);
+
 StreamKMode stream_k_mode(const Configuration& c, const GatedMlpArgs& args, std::int64_t sm_count) {
   if (c.decomposition != Decomposition::kStreamK) return StreamKMode::kHeuristic;
+  if (c.tile.n == 160 && shares_the_160_tail(args, sm_count)) return StreamKMode::kShareTail;
   const ModeledKernel k{c, kStreamKEfficiency};
   return modeled_time(k, args, sm_count, StreamKMode::kShareTail) < modeled_time(k, args, sm_count, StreamKMode::kHeuristic)
              ? StreamKMode::kShareTail
@@ -256,6 +260,22 @@ constexpr std::int64_t kManyWavesTilesMinK = 2048;
 // The share of the SMs that whole tiles keep busy over their waves.
 double wave_fill(std::int64_t tiles, std::int64_t sm_count) {
   return static_cast<double>(tiles) / static_cast<double>(ceil_div(tiles, sm_count) * sm_count);
+}
+
+// At 129-144 tokens past 3.4 waves of weight tiles, with K >= 8192 and one 144-token tile per
+// weight tile filling its last wave below 92 %, the 160-token stream-K kernel in the share-tail
+// mode: H200, every 144- and 160-token kernel swept at 14 shapes (bench/results/tuning/issue9/
+// tail-160-129-144/), against cuBLASLt + act·mul, the 144-token tile -> it: Qwen2.5-72B at
+// 129-144 tokens (462 weight tiles, 88 % full) 0.907-0.933 -> 0.926-0.959, Llama-3 405B at
+// 131-144 (832, 90 %) 0.907-0.915 -> 0.942-0.949, 142x45056x10240 0.928 -> 0.959, 130x36352x12288
+// 0.897 -> 0.940; the heuristic mode ran 0.86-0.96. Not at 134x64512x9216 (1008 tiles, 95 % full:
+// 0.939 against 0.965), nor with K of 4096-7168 (0.94-0.96 against 1.00-1.03 at four shapes).
+constexpr double kTail160BelowWaveFill = 0.92;
+
+bool shares_the_160_tail(const GatedMlpArgs& args, std::int64_t sm_count) {
+  const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
+  return args.M > 128 && args.M <= 144 && args.w.K >= kStreamKMinK && 5 * weight_tiles > 17 * sm_count &&
+         wave_fill(weight_tiles, sm_count) < kTail160BelowWaveFill;
 }
 
 constexpr std::int64_t kPastOneWaveStreamKMinK = 2048;
@@ -402,7 +422,7 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // 0.85 -> 0.95 (208), 300x29568x8192 0.81 -> 0.93 (160), 310x40960x4096 0.86 -> 0.98 (160),
   // 400x29568x8192 0.82 -> 0.94 (224), 440x36864x3072 0.92 -> 1.00 (224); the stream-K twins of the
   // two-tile ones ran 0.90-0.95 (at 136-141 tokens with K 8192 the 160-token stream-K kernel ran
-  // 0.96-0.97, not taken). The pairs stay at 161-176 tokens (170x36864x4096: 1.02 against 0.91 on
+  // 0.96-0.97: shares_the_160_tail takes it there). The pairs stay at 161-176 tokens (170x36864x4096: 1.02 against 0.91 on
   // one 176-token tile) and 209-224 (one 224-token tile took 0.99-1.02x their time on Qwen2.5-72B
   // and a fresh draw at 216 tokens); 145-160 tokens and five tiles were not swept. Only from K 2048:
   // on 17 shapes drawn afterwards (H200, the pairs in the same run) whole tiles took 0.86-0.98x the
@@ -430,6 +450,7 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
       (few_waves || args.M > 256 || many_waves_tiles) && args.M <= 288 ? padded_rows(args.M, 144, 1) : kNever;
   const std::int64_t tiles176 = few_waves && args.M <= 176 ? 176 : kNever;
   const std::int64_t tiles208 = (few_waves || (many_waves_tiles && args.M > 192)) && args.M <= 208 ? 208 : kNever;
+  if (shares_the_160_tail(args, sm_count)) return kSwapped160StreamK;
   const std::int64_t pairs = std::min({swapped, unswapped, swapped96});
   const std::int64_t twinned = std::min(tiles160, tiles224);
   const std::int64_t whole_only = std::min({tiles144, tiles176, tiles208});
