@@ -1,9 +1,12 @@
 // Probe: the warp-mma gated kernel's CTA variants (kernels/sm90/warp_mma_gated_kernel.cuh) at each
 // cluster size, against a plain read of the same weight bytes, for the variant rule there. Per
 // shape (N: output width, K) and token count it prints µs and % of the streaming-read bandwidth
-// (a 2 GiB read measured at start), the variant choose_variant picks, and the CTA waves of each.
-// Weights are rotated past L2; interleaved rounds, median of 15 of 20 launches each. Operands
-// hold small random values; no result is checked here (the GPU suite checks the kernel).
+// (a 2 GiB read measured at start), the variant choose_variant picks, and the CTA waves of each;
+// beside them the persistent kernels of warp_mma_stream.cuh (an experiment: each CTA shape with 2,
+// 3, 4 and 6 steps in flight per warp) and gated_mlp as dispatched. Weights are rotated past L2;
+// interleaved rounds, median of 15 of 20 launches each. Operands hold small random values; the
+// only check is that each persistent kernel's output equals its register twin's bit for bit (the
+// GPU suite checks the library's kernels).
 //
 //   epifuse-warp-mma-probe [NxK ...]     (default: eight models' MLPs and two narrow weights)
 #include <cuda_bf16.h>
@@ -16,6 +19,8 @@
 #include <vector>
 
 #include "bench/probes/warp_mma_probe_support.cuh"
+#include "bench/probes/warp_mma_stream.cuh"
+#include "epifuse/gated_mlp.hpp"
 #include "kernels/sm90/warp_mma_gated_kernel.cuh"
 
 namespace {
@@ -34,6 +39,26 @@ const char* variant_name(Variant v) {
   return "?";
 }
 
+template <Variant v>
+cudaError_t stream_of_stages(int stages, const warp_mma::Mainloop& p, const warp_mma::GatedStore::Params& store,
+                             std::int64_t blocks, int sms) {
+  switch (stages) {
+    case 2: return probes::warp_mma_stream::launch_stream<__nv_bfloat16, v, warp_mma::GatedStore, 2>(p, store, blocks, sms, nullptr);
+    case 3: return probes::warp_mma_stream::launch_stream<__nv_bfloat16, v, warp_mma::GatedStore, 3>(p, store, blocks, sms, nullptr);
+    case 4: return probes::warp_mma_stream::launch_stream<__nv_bfloat16, v, warp_mma::GatedStore, 4>(p, store, blocks, sms, nullptr);
+    default: return probes::warp_mma_stream::launch_stream<__nv_bfloat16, v, warp_mma::GatedStore, 6>(p, store, blocks, sms, nullptr);
+  }
+}
+
+cudaError_t launch_stream_of(Variant v, int stages, const warp_mma::Mainloop& p,
+                             const warp_mma::GatedStore::Params& store, std::int64_t blocks, int sms) {
+  switch (v) {
+    case Variant::kWide: return stream_of_stages<Variant::kWide>(stages, p, store, blocks, sms);
+    case Variant::kPairs: return stream_of_stages<Variant::kPairs>(stages, p, store, blocks, sms);
+    default: return stream_of_stages<Variant::kSingles>(stages, p, store, blocks, sms);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -49,6 +74,9 @@ int main(int argc, char** argv) {
               {14336, 3584}, {17920, 5120}, {28672, 8192}, {512, 29952},  {1024, 16384}};
   }
   const probes::ProbeDevice device = probes::probe_device();
+  constexpr std::size_t kWorkspaceBytes = std::size_t{64} << 20;
+  void* workspace = nullptr;
+  PROBE_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
   const int sms = device.sms, read_blocks = device.read_blocks;
   const double read_gbps = device.read_gbps;
   unsigned* sink = device.sink;
@@ -103,12 +131,69 @@ int main(int argc, char** argv) {
           });
         }
       }
+      // The persistent kernels of warp_mma_stream.cuh (whole K per CTA).
+      for (Variant v : {Variant::kWide, Variant::kPairs, Variant::kSingles}) {
+        for (int stages : {2, 3, 4, 6}) {
+          const std::int64_t steps = (K + warp_mma::kStepK - 1) / warp_mma::kStepK;
+          char label[96];
+          std::snprintf(label, sizeof label, "%-7s stream %d", variant_name(v), stages);
+          names.push_back(label);
+          launches.push_back([&, v, steps, M, stages](int r) {
+            const warp_mma::Mainloop p{x, K, M, weights[r % copies], K, K, 2 * N, steps};
+            const warp_mma::GatedStore::Params store{nullptr, out, N, {}};
+            PROBE_CHECK(launch_stream_of(v, stages, p, store, blocks, sms));
+          });
+        }
+      }
+      names.push_back("gated_mlp as dispatched");
+      launches.push_back([&, M](int r) {
+        epifuse::GatedMlpArgs a;
+        a.M = M;
+        a.N = N;
+        a.x = x;
+        a.ldx = K;
+        a.w = {weights[r % copies], K, nullptr, N, K, epifuse::DType::kBF16, epifuse::GateUpLayout::kGateUpBlocks8};
+        a.out = out;
+        a.ldo = N;
+        a.workspace = workspace;
+        a.workspace_bytes = kWorkspaceBytes;
+        const epifuse::Status s = epifuse::gated_mlp(a, nullptr);
+        if (!s.ok()) {
+          std::fprintf(stderr, "gated_mlp: %s\n", s.to_string().c_str());
+          std::exit(1);
+        }
+      });
       names.push_back("read kernel, same bytes");
       launches.push_back([&](int r) {
         epifuse::bench::stream_read_kernel<<<read_blocks, 256>>>(reinterpret_cast<const uint4*>(weights[r % copies]), weight_bytes / 16, sink);
       });
       for (auto& launch : launches) launch(0);
       PROBE_CHECK(cudaDeviceSynchronize());
+      // Each persistent kernel sums in its register twin's order: the outputs must match bit for bit.
+      for (Variant v : {Variant::kWide, Variant::kPairs, Variant::kSingles}) {
+        if (rule_splits != 1) break;
+        const std::int64_t steps = (K + warp_mma::kStepK - 1) / warp_mma::kStepK;
+        const warp_mma::Mainloop p{x, K, M, weights[0], K, K, 2 * N, steps};
+        const warp_mma::GatedStore::Params store{nullptr, out, N, {}};
+        std::vector<unsigned short> want(M * N), got(M * N);
+        PROBE_CHECK(cudaMemset(out, 0xff, M * N * 2));
+        switch (v) {
+          case Variant::kWide: PROBE_CHECK((warp_mma::launch<__nv_bfloat16, Variant::kWide, warp_mma::GatedStore>(p, store, blocks, 1, nullptr))); break;
+          case Variant::kPairs: PROBE_CHECK((warp_mma::launch<__nv_bfloat16, Variant::kPairs, warp_mma::GatedStore>(p, store, blocks, 1, nullptr))); break;
+          default: PROBE_CHECK((warp_mma::launch<__nv_bfloat16, Variant::kSingles, warp_mma::GatedStore>(p, store, blocks, 1, nullptr))); break;
+        }
+        PROBE_CHECK(cudaMemcpy(want.data(), out, M * N * 2, cudaMemcpyDeviceToHost));
+        for (int stages : {2, 3, 4, 6}) {
+          PROBE_CHECK(cudaMemset(out, 0xff, M * N * 2));
+          PROBE_CHECK(launch_stream_of(v, stages, p, store, blocks, sms));
+          PROBE_CHECK(cudaMemcpy(got.data(), out, M * N * 2, cudaMemcpyDeviceToHost));
+          if (got != want) {
+            std::printf("MISMATCH: %s stream %d differs from its register kernel at M=%d N=%ld K=%ld\n",
+                        variant_name(v), stages, M, N, K);
+            return 1;
+          }
+        }
+      }
       std::vector<std::vector<double>> t(launches.size());
       for (int round = 0; round < 15; ++round) {
         for (std::size_t i = 0; i < launches.size(); ++i) t[i].push_back(probes::mean_us(launches[i], 20));

@@ -192,6 +192,8 @@ std::vector<GroupedCase> cases() {
     out.push_back({{0, 0, 0, 0, 0, 1, 0, 0}, 1000, 520, GatedActivation::kReGLU, true, kernel});  // T = 1
     if (k.schedule == Schedule::kWarpMma) {  // 4 CTAs of a cluster share the K loop, pass after pass
       out.push_back({ragged, 1000, 520, GatedActivation::kSwiGLU, true, kernel, 0, 4});
+      // Three passes over 20 rows, K off the 64-element step.
+      out.push_back({{20, 0, 9, 3}, 4096, 1000, GatedActivation::kGeGLUErf, true, kernel});
     }
   }
   // Experts on both sides of each tier's rows (64, 128, 160, 208); the wide tiers' few tiles run on

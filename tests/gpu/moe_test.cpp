@@ -185,6 +185,8 @@ std::vector<GroupedGemmCase> grouped_gemm_cases() {
     out.push_back({{0, 0, 0, 1}, 1000, 520, name(k)});  // T = 1
     if (k.schedule == Schedule::kWarpMma) {  // 4 CTAs of a cluster share the K loop, pass after pass
       out.push_back({ragged, 1000, 520, name(k), 0, 4});
+      // Three passes over 20 rows, N and K off the tiles.
+      out.push_back({{20, 0, 9, 3}, 8200, 1000, name(k)});
     }
   }
   out.push_back({{64, 65, 160, 161, 208, 209, 0, 300}, 1000, 520, ""});  // both sides of each tier's rows
