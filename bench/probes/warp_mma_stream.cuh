@@ -56,7 +56,8 @@ __device__ __forceinline__ void stream_groups(const Mainloop& p, const typename 
   const std::int64_t my_groups = first_group < groups ? (groups - first_group + group_stride - 1) / group_stride : 0;
   constexpr int kItems = 4 * kGroups + 2;
   extern __shared__ __align__(16) unsigned char ring_memory[];
-  uint4* const ring = reinterpret_cast<uint4*>(ring_memory) + warp * kStages * kItems * 32 + lane;  // [stage][item][lane]
+  // This lane's fragments of this warp's ring, [stage][item][lane] in 16-byte units.
+  uint4* const ring = reinterpret_cast<uint4*>(ring_memory) + warp * kStages * kItems * 32 + lane;
   __shared__ float by_warp[2][kWarps][kGroups * 4][32];
   const std::uint64_t policy = l2_evict_unchanged();
   const Element* x_row = x + g * p.ldx;  // offsets below count from column 0

@@ -42,11 +42,13 @@ const char* variant_name(Variant v) {
 template <Variant v>
 cudaError_t stream_of_stages(int stages, const warp_mma::Mainloop& p, const warp_mma::GatedStore::Params& store,
                              std::int64_t blocks, int sms) {
+  using probes::warp_mma_stream::launch_stream;
+  using Store = warp_mma::GatedStore;
   switch (stages) {
-    case 2: return probes::warp_mma_stream::launch_stream<__nv_bfloat16, v, warp_mma::GatedStore, 2>(p, store, blocks, sms, nullptr);
-    case 3: return probes::warp_mma_stream::launch_stream<__nv_bfloat16, v, warp_mma::GatedStore, 3>(p, store, blocks, sms, nullptr);
-    case 4: return probes::warp_mma_stream::launch_stream<__nv_bfloat16, v, warp_mma::GatedStore, 4>(p, store, blocks, sms, nullptr);
-    default: return probes::warp_mma_stream::launch_stream<__nv_bfloat16, v, warp_mma::GatedStore, 6>(p, store, blocks, sms, nullptr);
+    case 2: return launch_stream<__nv_bfloat16, v, Store, 2>(p, store, blocks, sms, nullptr);
+    case 3: return launch_stream<__nv_bfloat16, v, Store, 3>(p, store, blocks, sms, nullptr);
+    case 4: return launch_stream<__nv_bfloat16, v, Store, 4>(p, store, blocks, sms, nullptr);
+    default: return launch_stream<__nv_bfloat16, v, Store, 6>(p, store, blocks, sms, nullptr);
   }
 }
 

@@ -38,6 +38,14 @@ std::string chosen(const Args& a, const std::vector<KernelKey>& candidates = ker
   return s.ok() ? name(choice.key) : s.to_string();
 }
 
+// The choice with its launch knobs, as to_string prints it (a stream-K mode, splits).
+template <class Args>
+std::string launched(const Args& a) {
+  KernelChoice choice;
+  const Status s = select(a, hopper(), kernel_table(), &choice);
+  return s.ok() ? to_string(choice) : s.to_string();
+}
+
 template <class Args>
 Status selecting(const Args& a) {
   KernelChoice choice;
@@ -725,11 +733,6 @@ TEST(GatedMlpHeuristics, OneTokenTileSharesAShortLastWave) {
 // (Qwen2.5-72B: 462 tiles, 88 %; Llama-3 405B: 832, 90 %); the 144-token tile at a fuller last wave
 // (1008 tiles, 95 %), with a shorter K, and the rules around it elsewhere.
 TEST(GatedMlpHeuristics, The160TokenStreamKSharesItsTailPast3Point4Waves) {
-  const auto launched = [](const GatedMlpArgs& a) {
-    KernelChoice choice;
-    const Status s = select(a, hopper(), kernel_table(), &choice);
-    return s.ok() ? to_string(choice) : s.to_string();
-  };
   const std::string shared = "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk stream_k=share_tail";
   const std::string whole144 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1";
   EXPECT_EQ(launched(gated(129, 29568, 8192)), shared);
@@ -748,11 +751,6 @@ TEST(GatedMlpHeuristics, The160TokenStreamKSharesItsTailPast3Point4Waves) {
 // wherever they fill half the SMs, and shares them itself below half. The swapped 128x32 runs
 // whole tiles instead where they make one wave at least half full.
 TEST(GatedMlpHeuristics, StreamKSharesOneWaveWhereItPays) {
-  const auto launched = [](const GatedMlpArgs& a) {
-    KernelChoice choice;
-    const Status s = select(a, hopper(), kernel_table(), &choice);
-    return s.ok() ? to_string(choice) : s.to_string();
-  };
   const std::string prefix = "sm90_gated_mlp_bf16_bf16_";
   EXPECT_EQ(launched(gated(300, 2560, 16384)), prefix + "swap_coop_128x160x64_c2x1_streamk stream_k=share_tail");
   EXPECT_EQ(launched(gated(1587, 512, 28544)), prefix + "swap_coop_128x160x64_c2x1_streamk stream_k=share_tail");

@@ -169,15 +169,16 @@ double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64
   return static_cast<double>(ceil_div(tiles, sm_count)) * tile_time;
 }
 
+bool shares_the_160_tail(const GatedMlpArgs& args, std::int64_t sm_count);
+
 // The stream-K mode a stream-K kernel launches in: kShareTail where its tiles make less than one
 // wave and sharing them all is modelled cheaper than CUTLASS's heuristic mode, which runs tiles
 // that fill half the SMs or more whole. Measured (bench/results/tuning/issue9/stream-k-mode/ and
 // stream-k-share-tail/), StreamK mode over the heuristic mode at 66-119 tiles: 1.16-1.82x for
 // 224-token tiles, as modelled; 0.89-1.37x for 160; 0.89-1.10x for 128x128 near a full wave, where
 // the model's price is a coin toss; mixed past one wave, where it mispredicts. Every stream-K
-// kernel dispatch chooses is priced at the model's stream-K efficiency.
-bool shares_the_160_tail(const GatedMlpArgs& args, std::int64_t sm_count);
-
+// kernel dispatch chooses is priced at the model's stream-K efficiency; the 160-token one takes the
+// share-tail mode wherever shares_the_160_tail (below) chose it.
 StreamKMode stream_k_mode(const Configuration& c, const GatedMlpArgs& args, std::int64_t sm_count) {
   if (c.decomposition != Decomposition::kStreamK) return StreamKMode::kHeuristic;
   if (c.tile.n == 160 && shares_the_160_tail(args, sm_count)) return StreamKMode::kShareTail;
@@ -269,7 +270,9 @@ double wave_fill(std::int64_t tiles, std::int64_t sm_count) {
 // 129-144 tokens (462 weight tiles, 88 % full) 0.907-0.933 -> 0.926-0.959, Llama-3 405B at
 // 131-144 (832, 90 %) 0.907-0.915 -> 0.942-0.949, 142x45056x10240 0.928 -> 0.959, 130x36352x12288
 // 0.897 -> 0.940; the heuristic mode ran 0.86-0.96. Not at 134x64512x9216 (1008 tiles, 95 % full:
-// 0.939 against 0.965), nor with K of 4096-7168 (0.94-0.96 against 1.00-1.03 at four shapes).
+// 0.939 against 0.965), nor with K of 4096-7168 (0.94-0.96 against 1.00-1.03 at four shapes). On
+// 13 shapes drawn afterwards, the old rule in the same run: 0.936-0.995x its time (H200); on an
+// H100 1.000-1.054 of cuBLASLt + act·mul where the 144-token tile ran 0.980-1.043.
 constexpr double kTail160BelowWaveFill = 0.92;
 
 bool shares_the_160_tail(const GatedMlpArgs& args, std::int64_t sm_count) {
@@ -422,8 +425,9 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // 0.85 -> 0.95 (208), 300x29568x8192 0.81 -> 0.93 (160), 310x40960x4096 0.86 -> 0.98 (160),
   // 400x29568x8192 0.82 -> 0.94 (224), 440x36864x3072 0.92 -> 1.00 (224); the stream-K twins of the
   // two-tile ones ran 0.90-0.95 (at 136-141 tokens with K 8192 the 160-token stream-K kernel ran
-  // 0.96-0.97: shares_the_160_tail takes it there). The pairs stay at 161-176 tokens (170x36864x4096: 1.02 against 0.91 on
-  // one 176-token tile) and 209-224 (one 224-token tile took 0.99-1.02x their time on Qwen2.5-72B
+  // 0.96-0.97: shares_the_160_tail takes it there). The pairs stay at 161-176 tokens
+  // (170x36864x4096: 1.02 against 0.91 on one 176-token tile) and 209-224 (one 224-token tile took
+  // 0.99-1.02x their time on Qwen2.5-72B
   // and a fresh draw at 216 tokens); 145-160 tokens and five tiles were not swept. Only from K 2048:
   // on 17 shapes drawn afterwards (H200, the pairs in the same run) whole tiles took 0.86-0.98x the
   // time at 10 of the 11 with K >= 2048 (1.02x at 216x29568x8192) and 0.94-1.07x at the 6 with K of
