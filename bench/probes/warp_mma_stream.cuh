@@ -17,7 +17,14 @@
 
 namespace epifuse::bench::probes::warp_mma_stream {
 
-using namespace epifuse::kernels::sm90::warp_mma;
+using epifuse::kernels::sm90::warp_mma::groups_of;
+using epifuse::kernels::sm90::warp_mma::kBlockRows;
+using epifuse::kernels::sm90::warp_mma::kStepK;
+using epifuse::kernels::sm90::warp_mma::l2_evict_unchanged;
+using epifuse::kernels::sm90::warp_mma::Mainloop;
+using epifuse::kernels::sm90::warp_mma::mma_16x8x16;
+using epifuse::kernels::sm90::warp_mma::Variant;
+using epifuse::kernels::sm90::warp_mma::warps_of;
 
 // cp.async of one 16-byte weight fragment into shared memory, zero-filled where `valid` is false
 // (then `from` must still be a mapped address; nothing is read from it).

@@ -592,7 +592,9 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {272, 18944, 3584, "swap_coop_128x144x64_c2x1"},
       // Past 3.4 waves of weight tiles (Qwen2.5-72B: 462; Llama-3 405B: 832) two of 144, and with
       // K >= 2048 whole tiles where one of 144 or 208 or two of 160 or 224 pad least, even where
-      // K >= 8192 or the weight fills the SMs; the pairs at 145-192 and 209-256 tokens and elsewhere.
+      // K >= 8192 or the weight fills the SMs (but one tile of 144 with K >= 8192:
+      // The160TokenStreamKSharesItsTailPast3Point4Waves); the pairs at 145-192 and 209-256 tokens
+      // and elsewhere.
       {270, 29568, 8192, "swap_coop_128x144x64_c2x1"},
       {288, 53248, 16384, "swap_coop_128x144x64_c2x1"},
       {262, 32064, 4480, "swap_coop_128x144x64_c2x1"},
@@ -687,6 +689,9 @@ TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
   EXPECT_EQ(chosen(gated(1, 320, 9536), whole), swap32);
   EXPECT_EQ(chosen(gated(300, 1856, 34112), whole), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
   EXPECT_EQ(chosen(gated(2038, 768, 54016), whole), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
+  // Where the 160-token stream-K kernel shares its tail (129-144 tokens, past 3.4 waves): one 144-token
+  // tile, not the 160-token kernel's whole tiles.
+  EXPECT_EQ(chosen(gated(140, 53248, 16384), whole), "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1");
 }
 
 // Past one wave of swapped 128x32 tiles: stream-K where CUTLASS's heuristic mode shares the last two
@@ -729,9 +734,9 @@ TEST(GatedMlpHeuristics, OneTokenTileSharesAShortLastWave) {
 }
 
 // At 129-144 tokens past 3.4 waves of weight tiles with K >= 8192, the 160-token stream-K kernel
-// shares its tail where one 144-token tile per weight tile fills its last wave below 92 %
-// (Qwen2.5-72B: 462 tiles, 88 %; Llama-3 405B: 832, 90 %); the 144-token tile at a fuller last wave
-// (1008 tiles, 95 %), with a shorter K, and the rules around it elsewhere.
+// shares its tail where one 144-token tile per weight tile keeps the SMs under 92 % busy over its
+// waves (Qwen2.5-72B: 462 tiles, 88 %; Llama-3 405B: 832, 90 %); the 144-token tile where they are
+// busier (1008 tiles, 95 %) or K is shorter, and the rules around it elsewhere.
 TEST(GatedMlpHeuristics, The160TokenStreamKSharesItsTailPast3Point4Waves) {
   const std::string shared = "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk stream_k=share_tail";
   const std::string whole144 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1";
@@ -739,7 +744,7 @@ TEST(GatedMlpHeuristics, The160TokenStreamKSharesItsTailPast3Point4Waves) {
   EXPECT_EQ(launched(gated(144, 29568, 8192)), shared);
   EXPECT_EQ(launched(gated(140, 53248, 16384)), shared);
   EXPECT_EQ(launched(gated(131, 28800, 8192)), shared) << "the GPU suite's case";
-  EXPECT_EQ(launched(gated(134, 64512, 9216)), whole144) << "1008 tiles: 95 % full";
+  EXPECT_EQ(launched(gated(134, 64512, 9216)), whole144) << "1008 tiles: 95 % busy";
   EXPECT_EQ(launched(gated(137, 31744, 6144)), whole144) << "K 6144";
   EXPECT_EQ(launched(gated(141, 28672, 8192)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk")
       << "Llama-3 70B: 448 tiles, within 3.4 waves";

@@ -19,7 +19,8 @@
 //                 cluster 2x1 along the weight; 144, 176 and 208 only where whole tiles are chosen
 //                 and twice their CTAs would not fit in one wave; past 3.4 waves two of 144, and
 //                 with K >= 2048 whole tiles, one of 144 or 208 or two of 160 or 224 tokens, where
-//                 they pad least;
+//                 they pad least, but at 129-144 tokens with K >= 8192 where one of 144 keeps the
+//                 SMs under 92 % busy, the 160-token stream-K kernel sharing its tail;
 //                 stream-K (K >= 1024) for one tile past one wave where the last fills below
 //                 80 % or K >= 8192, for two where K >= 8192 and the last wave is below 80 %
 //                 full or (160 and 224) once the weight tiles outnumber the SMs, for five where whole tiles
@@ -264,15 +265,16 @@ double wave_fill(std::int64_t tiles, std::int64_t sm_count) {
 }
 
 // At 129-144 tokens past 3.4 waves of weight tiles, with K >= 8192 and one 144-token tile per
-// weight tile filling its last wave below 92 %, the 160-token stream-K kernel in the share-tail
-// mode: H200, every 144- and 160-token kernel swept at 14 shapes (bench/results/tuning/issue9/
-// tail-160-129-144/), against cuBLASLt + act·mul, the 144-token tile -> it: Qwen2.5-72B at
-// 129-144 tokens (462 weight tiles, 88 % full) 0.907-0.933 -> 0.926-0.959, Llama-3 405B at
-// 131-144 (832, 90 %) 0.907-0.915 -> 0.942-0.949, 142x45056x10240 0.928 -> 0.959, 130x36352x12288
-// 0.897 -> 0.940; the heuristic mode ran 0.86-0.96. Not at 134x64512x9216 (1008 tiles, 95 % full:
-// 0.939 against 0.965), nor with K of 4096-7168 (0.94-0.96 against 1.00-1.03 at four shapes). On
-// 13 shapes drawn afterwards, the old rule in the same run: 0.936-0.995x its time (H200); on an
-// H100 1.000-1.054 of cuBLASLt + act·mul where the 144-token tile ran 0.980-1.043.
+// weight tile keeping the SMs under 92 % busy over its waves (wave_fill), the 160-token stream-K
+// kernel in the share-tail mode: H200, every 144- and 160-token kernel swept at 14 shapes
+// (bench/results/tuning/issue9/tail-160-129-144/), against cuBLASLt + act·mul, the 144-token tile
+// -> it: Qwen2.5-72B at 129-144 tokens (462 weight tiles, 88 % busy) 0.907-0.933 -> 0.926-0.959,
+// Llama-3 405B at 131-144 (832, 90 %) 0.907-0.915 -> 0.942-0.949, 142x45056x10240 0.928 -> 0.959,
+// 130x36352x12288 0.897 -> 0.940; the heuristic mode ran 0.85-0.96. Not at 134x64512x9216 (1008
+// tiles, 95 %: 0.939 against 0.965), nor with K of 4096-7168 (0.93-0.96 against 1.00-1.03 at four
+// shapes). On 13 shapes timed afterwards (10 fresh draws, 3 catalogue), the old rule in the same
+// run: 0.936-0.995x its time (H200); on an H100 1.000-1.054 of cuBLASLt + act·mul where the
+// 144-token tile ran 0.980-1.043.
 constexpr double kTail160BelowWaveFill = 0.92;
 
 bool shares_the_160_tail(const GatedMlpArgs& args, std::int64_t sm_count) {
@@ -577,6 +579,9 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   const Configuration chosen = cooperative ? kCooperative1x2 : by_shape;
   Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
   whole_tiles.decomposition = Decomposition::kDataParallel;
+  // The 160-token kernel's whole tiles took 1.03-1.06x the 144-token tile's time where
+  // shares_the_160_tail chose its stream-K twin (tuning/issue9/tail-160-129-144/, the sweep).
+  if (shares_the_160_tail(args, caps.sm_count)) whole_tiles = kSwapped144;
   const Configuration fallback = args.M <= 64 ? kSwapped64 : kCooperative1x2;
   for (const Configuration& c : {chosen, whole_tiles, fallback}) {
     if (const KernelKey* k = compiled(c)) {

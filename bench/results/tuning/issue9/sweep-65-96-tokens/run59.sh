@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 65-96 tokens (two or three 32-token tiles): the swapped 128x32 kernels forced beside the
+# 65-96 tokens (three 32-token tiles): the swapped 128x32 kernels forced beside the
 # dispatched call (f60880c) on eight catalogue MLPs and random draws (seed 2026112765).
 set -u
 mkdir -p /tmp/b /tmp/o && tar -xJf build-devbin/bin57.tar.xz -C /tmp/b
