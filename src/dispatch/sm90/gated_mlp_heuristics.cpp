@@ -429,8 +429,8 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // two-tile ones ran 0.90-0.95 (at 136-141 tokens with K 8192 the 160-token stream-K kernel ran
   // 0.96-0.97: shares_the_160_tail takes it there). The pairs stay at 161-176 tokens
   // (170x36864x4096: 1.02 against 0.91 on one 176-token tile) and 209-224 (one 224-token tile took
-  // 0.99-1.02x their time on Qwen2.5-72B
-  // and a fresh draw at 216 tokens); 145-160 tokens and five tiles were not swept. Only from K 2048:
+  // 0.99-1.02x their time on Qwen2.5-72B and a fresh draw at 216 tokens); 145-160 tokens and five
+  // tiles were not swept. Only from K 2048:
   // on 17 shapes drawn afterwards (H200, the pairs in the same run) whole tiles took 0.86-0.98x the
   // time at 10 of the 11 with K >= 2048 (1.02x at 216x29568x8192) and 0.94-1.07x at the 6 with K of
   // 1024-1664 (405x45184x1152: 1.07x).
