@@ -84,12 +84,18 @@ std::vector<GatedCase> features() {
     cases.push_back(forced);
   }
   // One, two or five 144- to 224-token tiles as dispatch picks them (partial last tile): whole tiles
-  // within one wave (2N / 128 = 112 weight tiles; one of 144, 176 or 208, two of 144), stream-K
-  // past it (148 tiles); five tiles stream-K below a full last wave (112 weight tiles), whole
-  // tiles at a full one (132).
+  // within one wave (2N / 128 = 112 weight tiles, where the wave model agrees with the rules: one of
+  // 144, 176 or 208, two of 144; two of 224 on 128 tiles), stream-K past it (148 tiles); five tiles
+  // stream-K below a full last wave (112 weight tiles), whole tiles at a full one (132).
   for (const auto& [M, N] : {std::pair{141, 7168}, {149, 9472}, {160, 7168}, {170, 7168}, {197, 7168}, {224, 9472},
-                             {270, 7168}, {401, 7168}, {433, 9472}, {785, 7168}, {790, 8448}}) {
+                             {270, 7168}, {401, 8192}, {433, 9472}, {785, 7168}, {790, 8448}}) {
     cases.push_back({M, N, 1024, DType::kBF16, kActivations[M % 4], true});
+  }
+  // 129-448 tokens with K < 1792 on at most 127 weight tiles: the wave model's kernel as dispatch
+  // picks it (2N / 128 = 20 weight tiles: thirteen swapped 128x32 token tiles, the last partial;
+  // 58 weight tiles: the 96-token pair; 29: unswapped 128-row tiles, the last one partial).
+  for (const auto& [M, N, K] : {std::tuple{396, 1280, 1280}, {148, 3712, 1600}, {433, 1856, 448}}) {
+    cases.push_back({M, N, K, DType::kBF16, kActivations[M % 4], true});
   }
   // Past 3.4 waves of weight tiles (2N / 128 = 450): two 144-token tiles, and at 289-320 tokens with
   // K under 2048 the 96-token pair; a tie of the swapped and unswapped 128-token tilings with K

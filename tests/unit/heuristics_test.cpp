@@ -573,7 +573,7 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {270, 7168, 1024, "swap_coop_128x144x64_c2x1"},
       {197, 7168, 1024, "swap_coop_128x208x64_c2x1"},
       {224, 9472, 1024, "swap_coop_128x224x64_c2x1_streamk"},
-      {401, 7168, 1024, "swap_coop_128x224x64_c2x1"},
+      {401, 8192, 1024, "swap_coop_128x224x64_c2x1"},
       {433, 9472, 1024, "swap_coop_128x224x64_c2x1_streamk"},
       {785, 9472, 1024, "swap_coop_128x160x64_c2x1_streamk"},
       {790, 8448, 1024, "swap_coop_128x160x64_c2x1"},
@@ -626,9 +626,8 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {801, 14336, 4096, "pingpong_128x128x64_c1x2"},
       {769, 29568, 8192, "pingpong_128x128x64_c1x2"},
       // Few weight tiles: whole 144-208-token tiles only where twice their CTAs overflow one wave
-      // (random draws; 58 and 50 weight tiles keep the 96-token pair and the 224-token tile).
+      // (a random draw: 58 weight tiles keep the 96-token pair; K < 1792 takes the wave model).
       {175, 3712, 17536, "swap_pingpong_128x96x64_c1x2"},
-      {196, 3200, 256, "swap_coop_128x224x64_c2x1"},
       {134, 5248, 5440, "swap_coop_128x144x64_c2x1"},
       {171, 6208, 1152, "swap_coop_128x176x64_c2x1"},
       // Two tiles of few weight tiles: stream-K where K is long and the last wave short; none for a
@@ -790,7 +789,14 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
       {3789, 7744, 320, "pingpong_128x128x64_c1x2"},             // 121 tiles: the fastest; the 128-token pair 0.74x
       {660, 6912, 37440, "swap_coop_128x224x64_c2x1_streamk"},   // 108 tiles: the fastest; the 128-token pair 0.86x
       {738, 3136, 4928, "swap_pingpong_128x96x64_c1x2"},         // 49 tiles: the fastest; the 128-token pair 0.87x
-      {448, 2048, 4096, "swap_coop_128x224x64_c2x1"},            // below the model's range: the rules
+      // 129-448 tokens with K < 1792 (few-weight-tiles-129-448/, the rules' kernel's speed after it)
+      {396, 1280, 1280, "swap_coop_128x32x128_c1x1"},            // the fastest; two 224-token tiles 0.70x
+      {423, 320, 1408, "swap_coop_128x32x128_c1x1"},             // the fastest; two 224-token tiles 0.49x
+      {196, 3200, 256, "pingpong_128x128x64_c1x2"},              // the fastest; one 224-token tile 0.87x
+      {433, 1856, 448, "pingpong_128x128x64_c1x2"},              // the fastest; two 224-token tiles 0.86x
+      {441, 2368, 512, "swap_coop_128x160x64_c2x1"},             // the fastest; two 224-token tiles 0.88x
+      {148, 3712, 1600, "swap_pingpong_128x96x64_c1x2"},         // the fastest; one 160-token tile 0.88x
+      {448, 2048, 4096, "swap_coop_128x224x64_c2x1"},            // K >= 1792 below 449 tokens: the rules
       {4097, 1024, 4096, "pingpong_128x128x64_c1x2"},            // above it
   };
   for (const Case& c : expected) {

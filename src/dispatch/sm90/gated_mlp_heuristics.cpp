@@ -8,8 +8,8 @@
 //              the SMs) -> the same swapped 128x32, whose 32-token tiles fill more SMs
 //   M <= 128   -> pingpong 128x128, cluster 1x2; the swapped 128x128 stream-K past one wave of
 //                 weight tiles whose last wave holds under a fifth of the SMs, K >= 4096
-//   449 <= M <= 4096 with at most 127 packed-weight tiles of 128 rows, outside the delegation
-//              rule's shapes -> the kernel a wave model finds cheapest (below)
+//   449 <= M <= 4096 (129 <= M with K < 1792) with at most 127 packed-weight tiles of 128 rows,
+//              outside the delegation rule's shapes -> the kernel a wave model finds cheapest (below)
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
 //              -> cooperative 128x256, cluster 1x2
 //   M <= 4096  -> the tiling that computes the fewest rows:
@@ -104,17 +104,17 @@ std::int64_t output_tiles(const Configuration& c, const GatedMlpArgs& args) {
          ceil_div(ceil_div(args.M, token_tile), token_cluster) * token_cluster;
 }
 
-// Few weight tiles at 449-4096 tokens: no tiling rule below was tuned there (every catalogue MLP
-// has 128 weight tiles or more), and how the tiles fill the SMs' waves decides. Each kernel's time
-// is modelled as its waves of whole tiles times a tile's multiply-adds, plus a fixed cost per tile
-// in K steps (smaller for a pingpong kernel, whose epilogue overlaps the other warp group's K
-// loop), over its family's efficiency; a stream-K kernel as CUTLASS's scheduler shares its last
-// two waves' tiles (below), plus a fixed cost of 3,000 K steps of one tile. The constants were
-// fitted to every compiled kernel swept over 141 such shapes (tools/fit_few_weight_tiles.py,
-// bench/results/tuning/issue9/few-weight-tiles/refit/); on 32 shapes drawn afterwards where it
-// changed the kernel b50726b chose (a 48-tile model, the rules beyond), the call ran 1.075x as fast
-// (geometric mean; 19 faster, 4 slower by more than 3 %). The cooperative 128x256 1x2 fitted too
-// slow to be chosen.
+// Few weight tiles at 449-4096 tokens (129-4096 with K < 1792): no tiling rule below was tuned
+// there (every catalogue MLP has 128 weight tiles or more), and how the tiles fill the SMs' waves
+// decides. Each kernel's time is modelled as its waves of whole tiles times a tile's multiply-adds,
+// plus a fixed cost per tile in K steps (smaller for a pingpong kernel, whose epilogue overlaps the
+// other warp group's K loop), over its family's efficiency; a stream-K kernel as CUTLASS's
+// scheduler shares its last two waves' tiles (below), plus a fixed cost of 3,000 K steps of one
+// tile. The constants were fitted to every compiled kernel swept over 141 such shapes
+// (tools/fit_few_weight_tiles.py, bench/results/tuning/issue9/few-weight-tiles/refit/); on 32
+// shapes drawn afterwards where it changed the kernel b50726b chose (a 48-tile model, the rules
+// beyond), the call ran 1.075x as fast (geometric mean; 19 faster, 4 slower by more than 3 %). The
+// cooperative 128x256 1x2 fitted too slow to be chosen.
 struct ModeledKernel {
   Configuration config;
   double efficiency;
@@ -136,6 +136,15 @@ constexpr ModeledKernel kFewWeightTileKernels[] = {
 constexpr std::int64_t kFewWeightTiles = 127;
 constexpr std::int64_t kModelMinTokens = 449;
 constexpr std::int64_t kModelMaxTokens = 4096;
+// The model, its constants unchanged, also at 129-448 tokens with K under 1792 (with a longer K
+// such calls are delegated, few_weight_tiles_long_k below; no call there was timed fused). H200,
+// every compiled kernel swept at 72 such shapes (48 with the worst random draws, 24 drawn apart;
+// bench/results/tuning/issue9/few-weight-tiles-129-448/): the model's kernel 1.090x and 1.127x as
+// fast as the rules' (geometric means; the fastest swept 1.096x and 1.137x), below 0.95 of cuBLASLt
+// + act·mul at 34 -> 10 of the 72; 396x1280x1280 0.64 -> 0.91, 423x320x1408 0.52 -> 1.06. Of the 38
+// shapes whose kernel changed, 31 ran faster by more than 3 % and 2 slower: 421x3200x1152 (0.98 ->
+// 0.84) and 372x6528x1152 (1.05 -> 0.99).
+constexpr std::int64_t kShortKModelMinTokens = 129;
 constexpr double kCooperativeTileKSteps = 3072;
 constexpr double kPingpongTileKSteps = 2048;
 constexpr double kStreamKShareCost = 1.0;
@@ -394,7 +403,9 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // Not on narrow_long_k's weights: a call there short of the product's workspace keeps the rules
   // below (the model, fitted without those shapes, picked kernels 0.33-0.46x cuBLASLt + act·mul at
   // some). The calls few_weight_tiles_long_k delegates keep the model as their fused kernel.
-  if (args.M >= kModelMinTokens && args.M <= kModelMaxTokens && weight_tiles <= kFewWeightTiles &&
+  const std::int64_t model_min_tokens =
+      args.w.K < kFewWeightTilesDelegationMinK ? kShortKModelMinTokens : kModelMinTokens;
+  if (args.M >= model_min_tokens && args.M <= kModelMaxTokens && weight_tiles <= kFewWeightTiles &&
       !narrow_long_k(args, sm_count)) {
     return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
   }
