@@ -6,10 +6,11 @@ coordinate descent over a grid, minimising the summed log of the fastest swept k
 the picked one's. For the compiled constants and for the fit: each shape's pick against the
 reference kernel (the run's `epifuse` row: the rules' choice in the sweeps before refit/, dc20497's
 model's there) and the fastest kernel; then the gain of the fit with each shape left out of its
-own. Only shapes of the model's class count (449-4096 tokens, at most 127 weight tiles, not
-delegated).
+own. Only shapes of the model's class count (449-4096 tokens, or 129-4096 with K under 1792, at
+most 127 weight tiles, not delegated).
 
-    tools/fit_few_weight_tiles.py bench/results/tuning/issue9/few-weight-tiles/{,wider/,refit/}sweep-*.json
+    tools/fit_few_weight_tiles.py bench/results/tuning/issue9/few-weight-tiles/{,wider/,refit/}sweep-*.json \
+        bench/results/tuning/issue9/few-weight-tiles-129-448/sweep-c2067d7/sweep-*.json
 """
 import argparse
 import json
@@ -18,6 +19,7 @@ import random
 
 SMS = 132
 MAX_WEIGHT_TILES = 127
+DELEGATION_MIN_K = 1792  # few_weight_tiles_long_k's K: from there 129-448 tokens are delegated
 PREFIX = "sm90_gated_mlp_bf16_bf16_"
 
 # kernel -> (family, tile along the weight, tile along the tokens, cluster along the
@@ -90,8 +92,10 @@ def launched_mode(kernel, M, N, K, p):
     return "share_tail" if KERNELS[kernel][5] and cheaper else "heuristic"
 
 
-def in_class(M, N):
-    return 449 <= M <= 4096 and ceil_div(2 * N, 128) <= MAX_WEIGHT_TILES
+def in_class(M, N, K):
+    """449-4096 tokens (129-4096 with K under DELEGATION_MIN_K) on at most MAX_WEIGHT_TILES."""
+    min_tokens = 129 if K < DELEGATION_MIN_K else 449
+    return min_tokens <= M <= 4096 and ceil_div(2 * N, 128) <= MAX_WEIGHT_TILES
 
 
 def shapes(files):
@@ -103,7 +107,7 @@ def shapes(files):
     out = []
     for (M, N, K), rs in sorted(rows.items()):
         dispatched = [r for r in rs if r["impl"] in ("epifuse", "epifuse-delegated")]
-        if not in_class(M, N) or not dispatched or dispatched[0]["impl"] == "epifuse-delegated":
+        if not in_class(M, N, K) or not dispatched or dispatched[0]["impl"] == "epifuse-delegated":
             continue
         # Speed per (kernel, stream-K mode). Sweeps before the share-tail mode timed the heuristic
         # one only; below half a wave of tiles the two modes are the same run.
