@@ -39,6 +39,8 @@ KERNELS = {
     "swap_coop_128x224x64_c2x1_streamk": ("stream_k", 128, 224, 2, 1, True),
     "swap_coop_128x32x128_c1x1": ("swapped_32", 128, 32, 1, 1, False),
 }
+# Kernels that are no candidate past this many waves of their tiles (the compiled model's max_waves).
+MAX_WAVES = {"swap_coop_128x32x128_c1x1": 2}
 FITTED_FAMILIES = ("swapped_pairs", "unswapped_pingpong", "unswapped_256", "stream_k", "swapped_32")
 # A pingpong kernel's epilogue overlaps the other warp group's K loop; a cooperative one's does not.
 PINGPONG_FAMILIES = ("swapped_pairs", "unswapped_pingpong")
@@ -127,7 +129,8 @@ def shapes(files):
 def pick(shape, p):
     """The (kernel, stream-K mode) the model launches, among those the sweep timed."""
     M, N, K, speed = shape[:4]
-    launched = [(k, launched_mode(k, M, N, K, p)) for k in KERNELS]
+    launched = [(k, launched_mode(k, M, N, K, p)) for k in KERNELS
+                if output_tiles(k, M, N) <= MAX_WAVES.get(k, math.inf) * SMS]
     return min((km for km in launched if km in speed), key=lambda km: modeled_time(km[0], M, N, K, p, km[1]))
 
 

@@ -796,6 +796,9 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
       {433, 1856, 448, "pingpong_128x128x64_c1x2"},              // the fastest; two 224-token tiles 0.86x
       {441, 2368, 512, "swap_coop_128x160x64_c2x1"},             // the fastest; two 224-token tiles 0.88x
       {148, 3712, 1600, "swap_pingpong_128x96x64_c1x2"},         // the fastest; one 160-token tile 0.88x
+      // The 128x32 only within two waves of its tiles (sweep-suite-5c08106/, its speed after it)
+      {176, 5056, 960, "swap_coop_128x176x64_c2x1"},             // 3.6 waves: the 128x32 0.85x
+      {388, 3072, 1664, "swap_coop_128x208x64_c2x1"},            // 4.7 waves: the 128x32 0.77x
       {448, 2048, 4096, "swap_coop_128x224x64_c2x1"},            // K >= 1792 below 449 tokens: the rules
       {4097, 1024, 4096, "pingpong_128x128x64_c1x2"},            // above it
   };

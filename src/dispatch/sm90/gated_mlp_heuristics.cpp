@@ -118,8 +118,14 @@ std::int64_t output_tiles(const Configuration& c, const GatedMlpArgs& args) {
 struct ModeledKernel {
   Configuration config;
   double efficiency;
+  double max_waves = 0;  // > 0: no candidate past this many waves of its tiles
 };
 constexpr double kStreamKEfficiency = 0.95;
+// The swapped 128x32 only within two waves of its tiles. Past them the model still priced it
+// cheapest at 12 shapes of 129-448 tokens on 45-88 weight tiles (3.2-5.0 waves), where it ran
+// 0.67-0.94 of cuBLASLt + act·mul and the rules' kernels 0.87-1.03 (H200,
+// bench/results/tuning/issue9/few-weight-tiles-129-448/sweep-suite-5c08106/). Within two waves it
+// ran within 2 % of the fastest swept kernel at 55 of the 60 swept shapes where the model picks it.
 constexpr ModeledKernel kFewWeightTileKernels[] = {
     {kSwapped144, 1.0},
     {kSwapped160, 1.0},
@@ -132,7 +138,7 @@ constexpr ModeledKernel kFewWeightTileKernels[] = {
     {kSwapped128StreamK, kStreamKEfficiency},
     {kSwapped160StreamK, kStreamKEfficiency},
     {kSwapped224StreamK, kStreamKEfficiency},
-    {kSwapped32, 0.8}};
+    {kSwapped32, 0.8, 2}};
 constexpr std::int64_t kFewWeightTiles = 127;
 constexpr std::int64_t kModelMinTokens = 449;
 constexpr std::int64_t kModelMaxTokens = 4096;
@@ -203,9 +209,13 @@ Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count, 
   const auto time = [&](const ModeledKernel& k) {
     return modeled_time(k, args, sm_count, stream_k_mode(k.config, args, sm_count));
   };
+  const auto candidate = [&](const ModeledKernel& k) {
+    return k.max_waves <= 0 || static_cast<double>(output_tiles(k.config, args)) <= k.max_waves * static_cast<double>(sm_count);
+  };
   const ModeledKernel* best = &kernels[0];
   double best_time = time(*best);
   for (const ModeledKernel& k : kernels) {
+    if (!candidate(k)) continue;
     if (const double t = time(k); t < best_time) {
       best = &k;
       best_time = t;
