@@ -10,7 +10,7 @@ own. Only shapes of the model's class count (449-4096 tokens, or 129-4096 with K
 most 127 weight tiles, not delegated).
 
     tools/fit_few_weight_tiles.py bench/results/tuning/issue9/few-weight-tiles/{,wider/,refit/}sweep-*.json \
-        bench/results/tuning/issue9/few-weight-tiles-129-448/sweep-c2067d7/sweep-*.json
+        bench/results/tuning/issue9/few-weight-tiles-129-448/sweep-{c2067d7,suite-5c08106}/sweep-*.json
 """
 import argparse
 import json

@@ -212,11 +212,11 @@ Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count, 
   const auto candidate = [&](const ModeledKernel& k) {
     return k.max_waves <= 0 || static_cast<double>(output_tiles(k.config, args)) <= k.max_waves * static_cast<double>(sm_count);
   };
-  const ModeledKernel* best = &kernels[0];
-  double best_time = time(*best);
+  const ModeledKernel* best = nullptr;  // every table holds kernels without max_waves
+  double best_time = 0;
   for (const ModeledKernel& k : kernels) {
     if (!candidate(k)) continue;
-    if (const double t = time(k); t < best_time) {
+    if (const double t = time(k); !best || t < best_time) {
       best = &k;
       best_time = t;
     }
