@@ -11,6 +11,9 @@ most 127 weight tiles, not delegated).
 
     tools/fit_few_weight_tiles.py bench/results/tuning/issue9/few-weight-tiles/{,wider/,refit/}sweep-*.json \
         bench/results/tuning/issue9/few-weight-tiles-129-448/sweep-{c2067d7,suite-5c08106}/sweep-*.json
+
+(In sweep-suite-5c08106/ the reference kernel is 5c08106's model without the 128x32's cap, not the
+rules.)
 """
 import argparse
 import json

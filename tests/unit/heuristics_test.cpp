@@ -626,7 +626,8 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {801, 14336, 4096, "pingpong_128x128x64_c1x2"},
       {769, 29568, 8192, "pingpong_128x128x64_c1x2"},
       // Few weight tiles: whole 144-208-token tiles only where twice their CTAs overflow one wave
-      // (a random draw: 58 weight tiles keep the 96-token pair; K < 1792 takes the wave model).
+      // (a random draw: 58 weight tiles keep the 96-token pair); 171x6208x1152 (K < 1792) takes the
+      // wave model, which picks the same 176-token tile.
       {175, 3712, 17536, "swap_pingpong_128x96x64_c1x2"},
       {134, 5248, 5440, "swap_coop_128x144x64_c2x1"},
       {171, 6208, 1152, "swap_coop_128x176x64_c2x1"},
@@ -767,8 +768,9 @@ TEST(GatedMlpHeuristics, StreamKSharesOneWaveWhereItPays) {
   EXPECT_EQ(launched(gated(1, 6400, 11456)), prefix + "swap_coop_128x32x128_c1x1");          // 100 tiles: whole
 }
 
-// At most 127 packed-weight tiles at 449-4096 tokens: the kernel the wave model finds cheapest. The
-// shapes are from the sweeps the model was fitted to (bench/results/tuning/issue9/few-weight-tiles/),
+// At most 127 packed-weight tiles at 449-4096 tokens (129-4096 with K < 1792): the kernel the wave
+// model finds cheapest. The shapes are from the sweeps the model was fitted to or checked against
+// (bench/results/tuning/issue9/few-weight-tiles/ and few-weight-tiles-129-448/),
 // each with the kernel it picks there and, in the comment, that kernel's time against the fastest
 // swept kernel's and the rules' choice.
 TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {

@@ -126,6 +126,8 @@ constexpr double kStreamKEfficiency = 0.95;
 // 0.67-0.94 of cuBLASLt + act·mul and the rules' kernels 0.87-1.03 (H200,
 // bench/results/tuning/issue9/few-weight-tiles-129-448/sweep-suite-5c08106/). Within two waves it
 // ran within 2 % of the fastest swept kernel at 55 of the 60 swept shapes where the model picks it.
+// The cap also changes calls past 448 tokens: four fresh draws of 580-604 tokens went from 0.66-0.88
+// to 0.94-1.02 (cap-736392b/ there).
 constexpr ModeledKernel kFewWeightTileKernels[] = {
     {kSwapped144, 1.0},
     {kSwapped160, 1.0},
@@ -210,9 +212,11 @@ Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count, 
     return modeled_time(k, args, sm_count, stream_k_mode(k.config, args, sm_count));
   };
   const auto candidate = [&](const ModeledKernel& k) {
-    return k.max_waves <= 0 || static_cast<double>(output_tiles(k.config, args)) <= k.max_waves * static_cast<double>(sm_count);
+    const double tiles = static_cast<double>(output_tiles(k.config, args));
+    return k.max_waves <= 0 || tiles <= k.max_waves * static_cast<double>(sm_count);
   };
-  const ModeledKernel* best = nullptr;  // every table holds kernels without max_waves
+  // Every table holds kernels without max_waves, so some kernel is always a candidate.
+  const ModeledKernel* best = nullptr;
   double best_time = 0;
   for (const ModeledKernel& k : kernels) {
     if (!candidate(k)) continue;
@@ -412,7 +416,8 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   }
   // Not on narrow_long_k's weights: a call there short of the product's workspace keeps the rules
   // below (the model, fitted without those shapes, picked kernels 0.33-0.46x cuBLASLt + act·mul at
-  // some). The calls few_weight_tiles_long_k delegates keep the model as their fused kernel.
+  // some). The calls few_weight_tiles_long_k delegates keep the model as their fused kernel from
+  // 449 tokens, the rules below that (no fused call of 129-448 tokens with K >= 1792 was timed).
   const std::int64_t model_min_tokens =
       args.w.K < kFewWeightTilesDelegationMinK ? kShortKModelMinTokens : kModelMinTokens;
   if (args.M >= model_min_tokens && args.M <= kModelMaxTokens && weight_tiles <= kFewWeightTiles &&
@@ -505,7 +510,8 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // Whole tiles also need twice their CTAs to overflow one wave: else a tiling with more, smaller
   // token tiles runs them in the same wave and finishes sooner (random draws, 57fbe8b against
   // bfd40e1, bench/results/grid/: 175x3712x17536, 58 weight tiles, one 176-token tile 0.67x where
-  // the 96-token pair ran 0.96x; 196x3200x256, one 208-token tile 0.87x where 224 ran 0.95x).
+  // the 96-token pair ran 0.96x; 196x3200x256, one 208-token tile 0.87x where 224 ran 0.95x; with
+  // K < 1792 such calls now take the wave model).
   const auto overflow_one_wave = [&](std::int64_t token_tiles) { return 2 * weight_tiles * token_tiles > sm_count; };
   if (whole_only < std::min(twinned, pairs)) {
     const std::int64_t tile = whole_only == tiles144 ? 144 : whole_only == tiles176 ? 176 : 208;
