@@ -93,8 +93,10 @@ std::vector<GatedCase> features() {
   }
   // 129-448 tokens with K < 1792 on at most 127 weight tiles: the wave model's kernel as dispatch
   // picks it (2N / 128 = 20 weight tiles: thirteen swapped 128x32 token tiles, the last partial;
-  // 58 weight tiles: the 96-token pair; 29: unswapped 128-row tiles, the last one partial).
-  for (const auto& [M, N, K] : {std::tuple{396, 1280, 1280}, {148, 3712, 1600}, {433, 1856, 448}}) {
+  // 58 weight tiles: the 96-token pair; 29: unswapped 128-row tiles, the last one partial; 50: two
+  // 224-token tiles in one wave, where the unswapped pingpong's would take 1.5).
+  for (const auto& [M, N, K] :
+       {std::tuple{396, 1280, 1280}, {148, 3712, 1600}, {433, 1856, 448}, {421, 3200, 1152}}) {
     cases.push_back({M, N, K, DType::kBF16, kActivations[M % 4], true});
   }
   // Past 3.4 waves of weight tiles (2N / 128 = 450): two 144-token tiles, and at 289-320 tokens with

@@ -115,10 +115,13 @@ std::int64_t output_tiles(const Configuration& c, const GatedMlpArgs& args) {
 // shapes drawn afterwards where it changed the kernel b50726b chose (a 48-tile model, the rules
 // beyond), the call ran 1.075x as fast (geometric mean; 19 faster, 4 slower by more than 3 %). The
 // cooperative 128x256 1x2 fitted too slow to be chosen.
+// Beside its modelled time, a kernel may take part in one rule on waves (cheapest_modeled).
+enum class OneWaveRule { kNone, kYieldsPastOneWave, kPreferredInOneWave };
 struct ModeledKernel {
   Configuration config;
   double efficiency;
   double max_waves = 0;  // > 0: no candidate past this many waves of its tiles
+  OneWaveRule one_wave_rule = OneWaveRule::kNone;
 };
 constexpr double kStreamKEfficiency = 0.95;
 // The swapped 128x32 only within two waves of its tiles. Past them the model still priced it
@@ -128,15 +131,21 @@ constexpr double kStreamKEfficiency = 0.95;
 // ran within 2 % of the fastest swept kernel at 55 of the 60 swept shapes where the model picks it.
 // The cap also changes calls past 448 tokens: four fresh draws of 580-604 tokens went from 0.66-0.88
 // to 0.94-1.02 (cap-736392b/ there).
+// The unswapped pingpong past one wave of its tiles yields to the cheapest wide swapped kernel whose
+// tiles make one wave. The model priced the pingpong cheaper at 6 swept shapes where that held, 5 of
+// them 419-438 tokens on 45-50 weight tiles (4 token tiles, 1.4-1.5 waves, against two 224-token
+// tiles), and there it ran 0.76-0.88 of cuBLASLt + act·mul where the 224-token tiles ran 0.91-0.98
+// (H200, bench/results/tuning/issue9/few-weight-tiles-129-448/); the sixth, 1263x1344x256, 1.118
+// against 1.135.
 constexpr ModeledKernel kFewWeightTileKernels[] = {
-    {kSwapped144, 1.0},
-    {kSwapped160, 1.0},
-    {kSwapped176, 1.0},
-    {kSwapped208, 1.0},
-    {kSwapped224, 1.0},
+    {kSwapped144, 1.0, 0, OneWaveRule::kPreferredInOneWave},
+    {kSwapped160, 1.0, 0, OneWaveRule::kPreferredInOneWave},
+    {kSwapped176, 1.0, 0, OneWaveRule::kPreferredInOneWave},
+    {kSwapped208, 1.0, 0, OneWaveRule::kPreferredInOneWave},
+    {kSwapped224, 1.0, 0, OneWaveRule::kPreferredInOneWave},
     {kSwappedPingpong1x2, 0.8},
     {kSwappedPingpong96, 0.8},
-    {kPingpong1x2, 0.9},
+    {kPingpong1x2, 0.9, 0, OneWaveRule::kYieldsPastOneWave},
     {kSwapped128StreamK, kStreamKEfficiency},
     {kSwapped160StreamK, kStreamKEfficiency},
     {kSwapped224StreamK, kStreamKEfficiency},
@@ -215,15 +224,25 @@ Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count, 
     const double tiles = static_cast<double>(output_tiles(k.config, args));
     return k.max_waves <= 0 || tiles <= k.max_waves * static_cast<double>(sm_count);
   };
-  // Every table holds kernels without max_waves, so some kernel is always a candidate.
-  const ModeledKernel* best = nullptr;
-  double best_time = 0;
-  for (const ModeledKernel& k : kernels) {
-    if (!candidate(k)) continue;
-    if (const double t = time(k); !best || t < best_time) {
-      best = &k;
-      best_time = t;
+  const auto cheapest = [&](auto&& admits) {
+    const ModeledKernel* best = nullptr;
+    double best_time = 0;
+    for (const ModeledKernel& k : kernels) {
+      if (!candidate(k) || !admits(k)) continue;
+      if (const double t = time(k); !best || t < best_time) {
+        best = &k;
+        best_time = t;
+      }
     }
+    return best;
+  };
+  // Every table holds kernels without max_waves, so some kernel is always a candidate.
+  const ModeledKernel* best = cheapest([](const ModeledKernel&) { return true; });
+  if (best->one_wave_rule == OneWaveRule::kYieldsPastOneWave && output_tiles(best->config, args) > sm_count) {
+    const ModeledKernel* one_wave = cheapest([&](const ModeledKernel& k) {
+      return k.one_wave_rule == OneWaveRule::kPreferredInOneWave && output_tiles(k.config, args) <= sm_count;
+    });
+    if (one_wave) return one_wave->config;
   }
   return best->config;
 }
