@@ -44,9 +44,10 @@ KERNELS = {
 }
 # Kernels that are no candidate past this many waves of their tiles (the compiled model's max_waves).
 MAX_WAVES = {"swap_coop_128x32x128_c1x1": 2}
-# The compiled model's one-wave rule: past one wave of its tiles this kernel yields to the cheapest
-# wide kernel whose tiles make one wave.
+# The compiled model's one-wave rule: past one wave of its tiles this kernel yields to that one
+# where its tiles make one wave.
 YIELDS_PAST_ONE_WAVE = ("pingpong_128x128x64_c1x2",)
+PREFERRED_IN_ONE_WAVE = ("swap_coop_128x224x64_c2x1",)
 FITTED_FAMILIES = ("swapped_pairs", "unswapped_pingpong", "unswapped_256", "stream_k", "swapped_32")
 # A pingpong kernel's epilogue overlaps the other warp group's K loop; a cooperative one's does not.
 PINGPONG_FAMILIES = ("swapped_pairs", "unswapped_pingpong")
@@ -139,9 +140,9 @@ def pick(shape, p):
                 if output_tiles(k, M, N) <= MAX_WAVES.get(k, math.inf) * SMS]
     launched = [km for km in launched if km in speed]
     cheapest = min(launched, key=lambda km: modeled_time(km[0], M, N, K, p, km[1]))
-    one_wave_wide = [km for km in launched if KERNELS[km[0]][0] == "wide" and output_tiles(km[0], M, N) <= SMS]
-    if cheapest[0] in YIELDS_PAST_ONE_WAVE and output_tiles(cheapest[0], M, N) > SMS and one_wave_wide:
-        return min(one_wave_wide, key=lambda km: modeled_time(km[0], M, N, K, p, km[1]))
+    one_wave = [km for km in launched if km[0] in PREFERRED_IN_ONE_WAVE and output_tiles(km[0], M, N) <= SMS]
+    if cheapest[0] in YIELDS_PAST_ONE_WAVE and output_tiles(cheapest[0], M, N) > SMS and one_wave:
+        return min(one_wave, key=lambda km: modeled_time(km[0], M, N, K, p, km[1]))
     return cheapest
 
 

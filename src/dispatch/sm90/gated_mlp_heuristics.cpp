@@ -131,17 +131,19 @@ constexpr double kStreamKEfficiency = 0.95;
 // ran within 2 % of the fastest swept kernel at 55 of the 60 swept shapes where the model picks it.
 // The cap also changes calls past 448 tokens: four fresh draws of 580-604 tokens went from 0.66-0.88
 // to 0.94-1.02 (cap-736392b/ there).
-// The unswapped pingpong past one wave of its tiles yields to the cheapest wide swapped kernel whose
+// The unswapped pingpong past one wave of its tiles yields to the 224-token kernel where that one's
 // tiles make one wave. The model priced the pingpong cheaper at 6 swept shapes where that held, 5 of
 // them 419-438 tokens on 45-50 weight tiles (4 token tiles, 1.4-1.5 waves, against two 224-token
 // tiles), and there it ran 0.76-0.88 of cuBLASLt + act·mul where the 224-token tiles ran 0.91-0.98
-// (H200, bench/results/tuning/issue9/few-weight-tiles-129-448/); the sixth, 1263x1344x256, 1.118
-// against 1.135.
+// (H200, bench/results/tuning/issue9/few-weight-tiles-129-448/). Not the 208-token kernel, though
+// it pads less in one wave: a 208-token tile costs about 400 more K steps than a 224-token one
+// (swept pairs at every K), and at K under 2048 the 224-token tiles ran faster at the same count of
+// them (one-wave-rule/ there).
 constexpr ModeledKernel kFewWeightTileKernels[] = {
-    {kSwapped144, 1.0, 0, OneWaveRule::kPreferredInOneWave},
-    {kSwapped160, 1.0, 0, OneWaveRule::kPreferredInOneWave},
-    {kSwapped176, 1.0, 0, OneWaveRule::kPreferredInOneWave},
-    {kSwapped208, 1.0, 0, OneWaveRule::kPreferredInOneWave},
+    {kSwapped144, 1.0},
+    {kSwapped160, 1.0},
+    {kSwapped176, 1.0},
+    {kSwapped208, 1.0},
     {kSwapped224, 1.0, 0, OneWaveRule::kPreferredInOneWave},
     {kSwappedPingpong1x2, 0.8},
     {kSwappedPingpong96, 0.8},
