@@ -565,6 +565,7 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {149, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
       {200, 29568, 8192, "swap_coop_128x208x64_c2x1"},
       {300, 8192, 2048, "swap_coop_128x160x64_c2x1"},
+      {200, 9856, 384, "swap_coop_128x224x64_c2x1"},             // not the 208-token tile with K < 1024
       // The GPU suite's token-tile cases (tests/gpu/gated_test.cpp).
       {141, 7168, 1024, "swap_coop_128x144x64_c2x1"},
       {149, 9472, 1024, "swap_coop_128x160x64_c2x1_streamk"},

@@ -298,6 +298,7 @@ constexpr std::int64_t kStreamKMinK = 8192;
 constexpr double kStreamKBelowWaveFill = 0.8;
 constexpr double kFiveTilesStreamKBelowWaveFill = 0.95;
 constexpr std::int64_t kTokenTilesStreamKMinK = 1024;
+constexpr std::int64_t kTiles208MinK = 1024;
 // The swapped 128-token pair only from this K: below it the unswapped tiles ran faster where both
 // were timed (past 4096 tokens and at ties below; why was not measured).
 constexpr std::int64_t kSwappedPairMinK = 1024;
@@ -502,7 +503,10 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   const std::int64_t tiles144 =
       (few_waves || args.M > 256 || many_waves_tiles) && args.M <= 288 ? padded_rows(args.M, 144, 1) : kNever;
   const std::int64_t tiles176 = few_waves && args.M <= 176 ? 176 : kNever;
-  const std::int64_t tiles208 = (few_waves || (many_waves_tiles && args.M > 192)) && args.M <= 208 ? 208 : kNever;
+  // Not the 208-token tile with K under 1024: its fixed cost, about 400 K steps of a tile more than a
+  // 224-token one's, outweighs the rows it saves (one-wave-rule/ in few-weight-tiles-129-448/).
+  const std::int64_t tiles208 =
+      (few_waves || (many_waves_tiles && args.M > 192)) && args.M <= 208 && args.w.K >= kTiles208MinK ? 208 : kNever;
   if (shares_the_160_tail(args, sm_count)) return kSwapped160StreamK;
   const std::int64_t pairs = std::min({swapped, unswapped, swapped96});
   const std::int64_t twinned = std::min(tiles160, tiles224);
