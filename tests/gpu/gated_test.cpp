@@ -99,6 +99,8 @@ std::vector<GatedCase> features() {
        {std::tuple{396, 1280, 1280}, {148, 3712, 1600}, {433, 1856, 448}, {421, 3200, 1152}}) {
     cases.push_back({M, N, K, DType::kBF16, kActivations[M % 4], true});
   }
+  // One 224-token tile, not 208, with K under 1024 (2N / 128 = 154 weight tiles, two waves).
+  cases.push_back({200, 9856, 384, DType::kBF16, kActivations[2], true});
   // Past 3.4 waves of weight tiles (2N / 128 = 450): two 144-token tiles, and at 289-320 tokens with
   // K under 2048 the 96-token pair; a tie of the swapped and unswapped 128-token tilings with K
   // under 1024 (the unswapped pingpong); as dispatch picks them.
