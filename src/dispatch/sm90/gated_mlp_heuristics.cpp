@@ -9,7 +9,8 @@
 //   M <= 128   -> pingpong 128x128, cluster 1x2; the swapped 128x128 stream-K past one wave of
 //                 weight tiles whose last wave holds under a fifth of the SMs, K >= 4096
 //   449 <= M <= 4096 (129 <= M with K < 1792) with at most 127 packed-weight tiles of 128 rows,
-//              outside the delegation rule's shapes -> the kernel a wave model finds cheapest (below)
+//              outside the delegation rule's shapes -> the kernel a wave model finds cheapest (below);
+//              the unswapped pingpong past one wave yields to 224-token tiles in one
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
 //              -> cooperative 128x256, cluster 1x2
 //   M <= 4096  -> the tiling that computes the fewest rows:
@@ -17,7 +18,8 @@
 //                 224, two of 144 for 257-288, two of 160 for 289-320, two of 224 for 385-448, five
 //                 of 160 for 769-800) while the weight tiles make at most 3.4 waves, cooperative,
 //                 cluster 2x1 along the weight; 144, 176 and 208 only where whole tiles are chosen
-//                 and twice their CTAs would not fit in one wave; past 3.4 waves two of 144, and
+//                 and twice their CTAs would not fit in one wave, 208 only with K >= 1024; past
+//                 3.4 waves two of 144, and
 //                 with K >= 2048 whole tiles, one of 144 or 208 or two of 160 or 224 tokens, where
 //                 they pad least, but at 129-144 tokens with K >= 8192 where one of 144 keeps the
 //                 SMs under 92 % busy, the 160-token stream-K kernel sharing its tail;
@@ -132,13 +134,14 @@ constexpr double kStreamKEfficiency = 0.95;
 // The cap also changes calls past 448 tokens: four fresh draws of 580-604 tokens went from 0.66-0.88
 // to 0.94-1.02 (cap-736392b/ there).
 // The unswapped pingpong past one wave of its tiles yields to the 224-token kernel where that one's
-// tiles make one wave. The model priced the pingpong cheaper at 6 swept shapes where that held, 5 of
-// them 419-438 tokens on 45-50 weight tiles (4 token tiles, 1.4-1.5 waves, against two 224-token
-// tiles), and there it ran 0.76-0.88 of cuBLASLt + act·mul where the 224-token tiles ran 0.91-0.98
-// (H200, bench/results/tuning/issue9/few-weight-tiles-129-448/). Not the 208-token kernel, though
-// it pads less in one wave: a 208-token tile costs about 400 more K steps than a 224-token one
-// (swept pairs at every K), and at K under 2048 the 224-token tiles ran faster at the same count of
-// them (one-wave-rule/ there).
+// tiles make one wave (of the wide kernels it has the fewest token tiles). The model priced the
+// pingpong cheaper at 6 swept shapes where that held, 5 of them 419-438 tokens on 45-50 weight tiles
+// (4 token tiles, 1.4-1.5 waves), where it ran 0.76-0.88 of cuBLASLt + act·mul and two 224-token
+// tiles 0.91-0.98. On 67 shapes drawn where the rule changes the kernel the call took 0.930x the time
+// (0.81-1.02x; H100 0.927x) and those below 0.95 went from 22 to 4 (H200,
+// bench/results/tuning/issue9/few-weight-tiles-129-448/one-wave-rule/). Not the 208-token kernel,
+// though it pads less: its tile costs about 400 K steps more, and where the rule would take it
+// (36 shapes) it took 1.01-1.07x the 224-token kernel's time.
 constexpr ModeledKernel kFewWeightTileKernels[] = {
     {kSwapped144, 1.0},
     {kSwapped160, 1.0},
@@ -504,7 +507,9 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
       (few_waves || args.M > 256 || many_waves_tiles) && args.M <= 288 ? padded_rows(args.M, 144, 1) : kNever;
   const std::int64_t tiles176 = few_waves && args.M <= 176 ? 176 : kNever;
   // Not the 208-token tile with K under 1024: its fixed cost, about 400 K steps of a tile more than a
-  // 224-token one's, outweighs the rows it saves (one-wave-rule/ in few-weight-tiles-129-448/).
+  // 224-token one's, outweighs the rows it saves. One 224-token tile instead took 0.91-0.98x the time
+  // on 25 shapes of 193-208 tokens, 128-448 weight tiles and K 256-960 (H200,
+  // bench/results/tuning/issue9/few-weight-tiles-129-448/one-wave-rule/).
   const std::int64_t tiles208 =
       (few_waves || (many_waves_tiles && args.M > 192)) && args.M <= 208 && args.w.K >= kTiles208MinK ? 208 : kNever;
   if (shares_the_160_tail(args, sm_count)) return kSwapped160StreamK;
