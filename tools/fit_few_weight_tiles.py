@@ -44,8 +44,8 @@ KERNELS = {
 }
 # Kernels that are no candidate past this many waves of their tiles (the compiled model's max_waves).
 MAX_WAVES = {"swap_coop_128x32x128_c1x1": 2}
-# The compiled model's one-wave rule: past one wave of its tiles this kernel yields to that one
-# where its tiles make one wave.
+# The compiled model's one-wave rule: a kernel of the first tuple whose tiles make more than one
+# wave yields to one of the second whose tiles make one.
 YIELDS_PAST_ONE_WAVE = ("pingpong_128x128x64_c1x2",)
 PREFERRED_IN_ONE_WAVE = ("swap_coop_128x224x64_c2x1",)
 FITTED_FAMILIES = ("swapped_pairs", "unswapped_pingpong", "unswapped_256", "stream_k", "swapped_32")

@@ -802,7 +802,7 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
       // The 128x32 only within two waves of its tiles (sweep-suite-5c08106/, its speed after it)
       {176, 5056, 960, "swap_coop_128x176x64_c2x1"},             // 3.6 waves: the 128x32 0.85x
       {388, 3072, 1664, "swap_coop_128x208x64_c2x1"},            // 4.7 waves: the 128x32 0.77x
-      // The unswapped pingpong past one wave yields to a wide kernel in one (its speed after it)
+      // The unswapped pingpong past one wave yields to 224-token tiles in one (its speed after it)
       {421, 3200, 1152, "swap_coop_128x224x64_c2x1"},            // 1.5 waves: the pingpong 0.86x
       {438, 2880, 1472, "swap_coop_128x224x64_c2x1"},            // 1.4 waves: the pingpong 0.84x
       {396, 3008, 512, "swap_coop_128x224x64_c2x1"},             // not two 208-token tiles
