@@ -55,7 +55,9 @@ epifuse_kernel(OP gemm A fp16 D fp32 SCHEDULE cooperative TILE 128 128 64 EPILOG
 # (cmake/kernel_table.cmake): their tiles then ran as 64x16 wgmmas. Not swept since. Cooperative
 # 256x128 (unswapped 2x1, swapped 1x2) at 1024-8192 tokens on five MLPs: 0.60-1.01x and
 # 0.85-1.02x cuBLASLt + act·mul where the pingpong 128x128 pair ran 0.96-1.24x
-# (bench/results/tuning/issue9/tiles-256/).
+# (bench/results/tuning/issue9/tiles-256/). The swapped 128x32 in 1x2 pairs along the tokens (the
+# weight multicast) at 33-256 tokens: 1.048x the 1x1 kernel's time on geometric mean over 59 shapes
+# (bench/results/tuning/issue9/tiles-80-96/pairs-128x32/).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB)
@@ -81,6 +83,9 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 144 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 176 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 SWAP_AB)
+# One 80- or 96-token tile at 65-96 tokens, where a 128-token tile computes up to 97 % more rows.
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 80 64 CLUSTER 2 1 SWAP_AB)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 96 64 CLUSTER 2 1 SWAP_AB)
 # Grouped (a MoE layer's experts, expert offsets on the device): a call runs the swapped 128x32
 # row (the weight on wgmma's 128-row side) over experts of at most 64 rows and each other expert on
 # the row whose tiles pad its rows least: the unswapped 128x256 1x2 (the dense family's large-M

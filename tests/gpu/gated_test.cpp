@@ -118,9 +118,14 @@ std::vector<GatedCase> features() {
   }
   // One 128-token tile past one wave of weight tiles with a short last wave (2N / 128 = 146, a last
   // wave of 14): the swapped 128x128 stream-K as dispatch picks it (a partial tile), and whole
-  // pingpong tiles at K < 4096.
+  // pingpong tiles at K < 4096; at 65 tokens one 80-token tile.
   for (const auto& [M, K] : {std::pair{101, 4096}, {65, 4096}, {127, 4032}}) {
     cases.push_back({M, 9344, K, DType::kBF16, kActivations[M % 4], M != 65});
+  }
+  // 65-96 tokens: one 80- or 96-token tile as dispatch picks it (partial tiles; 2N / 128 = 90, 128,
+  // and 89 weight tiles, an odd count the 2x1 cluster pads).
+  for (const auto& [M, N, K, activation] : {std::tuple{77, 5760, 1152, 0}, {89, 8192, 2048, 2}, {93, 5696, 1088, 3}}) {
+    cases.push_back({M, N, K, DType::kBF16, kActivations[activation], M != 89});
   }
   GatedCase clamped{333, 1000, 520};
   clamped.limit = 0.75f;  // well inside the unit-variance gate and up: clamps often

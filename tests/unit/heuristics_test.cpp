@@ -494,7 +494,10 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},      {32, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
       {33, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk"},
       {64, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk"},
-      {65, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},      {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      // One 80- or 96-token tile up to 96 tokens, one 128-token tile beyond.
+      {65, "sm90_gated_mlp_bf16_bf16_swap_coop_128x80x64_c2x1"},     {80, "sm90_gated_mlp_bf16_bf16_swap_coop_128x80x64_c2x1"},
+      {81, "sm90_gated_mlp_bf16_bf16_swap_coop_128x96x64_c2x1"},     {96, "sm90_gated_mlp_bf16_bf16_swap_coop_128x96x64_c2x1"},
+      {97, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},      {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       // The tiling that pads least: one token tile of 144 to 224, two of 144, 160 or 224,
       // 96-token pairs (192 rows), 128-token pairs, unswapped 128-row tiles.
       {129, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},    {144, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},
@@ -716,11 +719,15 @@ TEST(GatedMlpHeuristics, DecodeSharesAShortLastWave) {
 
 // One 128-token tile past one wave of weight tiles: the swapped 128x128 stream-K where the last
 // wave holds under a fifth of the 132 SMs and K >= 4096; pingpong 128x128 whole tiles elsewhere.
+// At 65-80 tokens the 80-token tile runs either way.
 TEST(GatedMlpHeuristics, OneTokenTileSharesAShortLastWave) {
   const char* pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
   const char* swap128_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk";
-  for (const std::int64_t M : {65, 69, 101, 121, 128}) {
+  for (const std::int64_t M : {81, 89, 96, 101, 121, 128}) {
     EXPECT_EQ(chosen(gated(M, 17920, 5120)), swap128_stream_k) << M;  // Phi-3 medium: 280 tiles, last 16
+  }
+  for (const std::int64_t M : {65, 69, 80}) {
+    EXPECT_EQ(chosen(gated(M, 17920, 5120)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x80x64_c2x1") << M;
   }
   EXPECT_EQ(chosen(gated(110, 8832, 13376)), swap128_stream_k);  // 138 tiles, last 6
   EXPECT_EQ(chosen(gated(101, 10112, 4096)), swap128_stream_k);  // 158 tiles, last 26 (a fifth: 26.4)
@@ -1017,11 +1024,12 @@ TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
 // when the last tile is at least a quarter out of bounds, the call has 20 GFLOP or more and x is at
 // most half the weight's rows.
 TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {
-  // 129-224 and 257-320 tokens: one token tile of 144 to 224, 96-token pairs, two of 144 or 160,
-  // all with less than a quarter of the last tile out of bounds, read x in place; so does every
-  // count past 1152 tokens, and every count under 86 on this weight (under 20 GFLOP).
+  // 65-96 and 129-224 tokens: one token tile of 80, 96 or 144 to 224; 257-320: 96-token pairs,
+  // two of 144 or 160; all with less than a quarter of the last tile out of bounds, read x in
+  // place; so does every count past 1152 tokens, and every count under 86 on this weight (under
+  // 20 GFLOP).
   const std::pair<std::int64_t, std::int64_t> expected[] = {
-      {1, 0},     {57, 0},    {64, 0},   {65, 0},   {85, 0},    {86, 128},  {96, 128},   {101, 0},
+      {1, 0},     {57, 0},    {64, 0},   {65, 0},   {85, 0},    {86, 0},    {96, 0},     {101, 0},
       {128, 0},   {129, 0},   {161, 0},  {176, 0},  {177, 0},   {193, 0},   {200, 0},    {224, 0},
       {232, 0},   {245, 0},   {256, 0},  {257, 0},  {288, 0},   {290, 0},   {333, 384},  {380, 0},
       {385, 448}, {1025, 1152}, {1152, 0}, {1153, 0}, {4095, 0},  {16383, 0}};

@@ -6,6 +6,9 @@
 //                 its N side
 //   M <= 256 with few weight tiles (fewer 128-row weight tiles times 128-token tiles than half
 //              the SMs) -> the same swapped 128x32, whose 32-token tiles fill more SMs
+//   M <= 80    -> swapped cooperative 128x80, cluster 2x1 along the weight
+//   M <= 96    -> swapped cooperative 128x96, cluster 2x1, but the stream-K kernel below where its
+//                 rule holds
 //   M <= 128   -> pingpong 128x128, cluster 1x2; the swapped 128x128 stream-K past one wave of
 //                 weight tiles whose last wave holds under a fifth of the SMs, K >= 4096
 //   449 <= M <= 4096 (129 <= M with K < 1792) with at most 127 packed-weight tiles of 128 rows,
@@ -92,6 +95,8 @@ constexpr Configuration kSwapped224StreamK = {Schedule::kCooperative, {128, 224,
 constexpr Configuration kSwapped144 = {Schedule::kCooperative, {128, 144, 64}, {2, 1}, true};
 constexpr Configuration kSwapped176 = {Schedule::kCooperative, {128, 176, 64}, {2, 1}, true};
 constexpr Configuration kSwapped208 = {Schedule::kCooperative, {128, 208, 64}, {2, 1}, true};
+constexpr Configuration kSwapped80 = {Schedule::kCooperative, {128, 80, 64}, {2, 1}, true};
+constexpr Configuration kSwapped96 = {Schedule::kCooperative, {128, 96, 64}, {2, 1}, true};
 constexpr Configuration kPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
 constexpr Configuration kCooperative1x2 = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
 
@@ -372,6 +377,18 @@ bool one_token_tile_shares_its_last_wave(const GatedMlpArgs& args, std::int64_t 
   return static_cast<double>(last_wave) < kOneTokenTileStreamKBelowLastWave * static_cast<double>(sm_count);
 }
 
+// 65-96 tokens past the 128x32 rule's weights: one swapped 80- or 96-token tile per weight tile
+// (cooperative, a 2x1 cluster along the weight multicasting x), where the 128-token tile computes
+// 33-97 % more rows than the call has. The calls are memory-bound, but on an H200 at its 700 W
+// limit the padded rows' multiply-adds still cost time. H200, each kernel swept beside the
+// dispatched one at 65-96 tokens on eight catalogue MLPs (30 points; bench/results/tuning/issue9/
+// tiles-80-96/): the 80-token tile took 0.86-0.94x the pingpong 128x128 1x2's time at 65-80
+// tokens, the 96-token one 0.91-0.95x at 81-96 (0.93-0.95x on Llama-3 70B and Qwen2.5-72B); on
+// Phi-3 medium, where the swapped 128x128 stream-K kernel shares the last wave, 0.97-0.98x (80)
+// and 1.00x (96), so that rule keeps 81-96 tokens. Random draws of the branch: 0.86-0.89x.
+constexpr std::int64_t kTokens80 = 80;
+constexpr std::int64_t kTokens96 = 96;
+
 // Bytes of the packed [2N, K] gate/up weight.
 double packed_weight_bytes(const GatedMlpArgs& args) {
   return 2.0 * static_cast<double>(args.w.N) * static_cast<double>(args.w.K) * static_cast<double>(dtype_bytes(args.w.dtype));
@@ -454,7 +471,10 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
     return kSwapped128StreamK;
   }
   if (args.M <= 128) {
-    return one_token_tile_shares_its_last_wave(args, weight_tiles, sm_count) ? kSwapped128StreamK : kPingpong1x2;
+    const bool stream_k = one_token_tile_shares_its_last_wave(args, weight_tiles, sm_count);
+    if (args.M <= kTokens80) return kSwapped80;
+    if (args.M <= kTokens96 && !stream_k) return kSwapped96;
+    return stream_k ? kSwapped128StreamK : kPingpong1x2;
   }
   if (args.M > 2048 && weight_bytes >= kLargeWeightBytes) return kCooperative1x2;
   if (args.M > kModelMaxTokens) return many_tokens_configuration(args, caps);
