@@ -211,14 +211,14 @@ TEST_F(GatedBehavior, TwoRunsAreBitwiseEqual) {
 // With a workspace the kernel reads a zero-padded copy of x; without one, x in place (its last
 // token tile's TMA boxes then run past x's last row). Same kernel, same valid rows: bitwise equal.
 TEST_F(GatedBehavior, PaddedAndInPlaceTokenReadsAgree) {
-  // Dispatch pads x at 96 tokens of the 14336-row weight (one 128-token tile), 460 of the
-  // 8320-row one (the 128-token pair) and 336 of the 10688-row one (the 96-token pair); 581 x 320
-  // x 320 is too small a call to pay for the copy, and 380 tokens fill their last 96-token tile
-  // but for 4 rows. None of these is delegated.
+  // Dispatch pads x at 460 tokens of the 8320-row weight (the 128-token pair) and 336 of the
+  // 10688-row one (the 96-token pair); 581 x 320 x 320 is too small a call to pay for the copy,
+  // 380 tokens fill their last 96-token tile but for 4 rows, and 96 tokens of the 14336-row weight
+  // fill one 96-token tile. None of these is delegated.
   const struct {
     std::int64_t M, N, K;
     bool padded;
-  } cases[] = {{13, 4096, 4096, false}, {581, 320, 320, false}, {96, 14336, 4096, true},
+  } cases[] = {{13, 4096, 4096, false}, {581, 320, 320, false}, {96, 14336, 4096, false},
                {460, 8320, 2048, true}, {336, 10688, 3392, true}, {380, 8320, 2048, false}};
   for (const auto& [M, N, K, padded] : cases) {
     GatedCase c{M, N, K, DType::kBF16, GatedActivation::kSwiGLU, true};
