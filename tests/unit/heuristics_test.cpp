@@ -1024,10 +1024,9 @@ TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
 // when the last tile is at least a quarter out of bounds, the call has 20 GFLOP or more and x is at
 // most half the weight's rows.
 TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {
-  // 65-96 and 129-224 tokens: one token tile of 80, 96 or 144 to 224; 257-320: 96-token pairs,
-  // two of 144 or 160; all with less than a quarter of the last tile out of bounds, read x in
-  // place; so does every count past 1152 tokens, and every count under 86 on this weight (under
-  // 20 GFLOP).
+  // 65-96 and 129-320 tokens: one token tile of 80, 96 or 144 to 224, 96-token pairs, two of 144
+  // or 160, all with less than a quarter of the last tile out of bounds, read x in place; so does
+  // every count past 1152 tokens, and every count under 86 on this weight (under 20 GFLOP).
   const std::pair<std::int64_t, std::int64_t> expected[] = {
       {1, 0},     {57, 0},    {64, 0},   {65, 0},   {85, 0},    {86, 0},    {96, 0},     {101, 0},
       {128, 0},   {129, 0},   {161, 0},  {176, 0},  {177, 0},   {193, 0},   {200, 0},    {224, 0},
