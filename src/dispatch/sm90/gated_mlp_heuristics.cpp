@@ -381,9 +381,9 @@ bool one_token_tile_shares_its_last_wave(const GatedMlpArgs& args, std::int64_t 
 // (cooperative, a 2x1 cluster along the weight multicasting x), where the 128-token tile computes
 // 33-97 % more rows than the call has. The calls mostly wait on the weight's bytes, yet the
 // padded rows cost time (why was not measured apart; an H200 runs at its 700 W limit there).
-// H200, each kernel swept beside the dispatched one at 65-96 tokens on eight catalogue MLPs (30
-// points; bench/results/tuning/issue9/tiles-80-96/): the 80-token tile took 0.86-0.94x the
-// pingpong 128x128 1x2's time at 65-80 tokens, the 96-token one 0.91-0.95x at 81-96 (0.93-0.95x
+// H200, each kernel swept beside the dispatched one at 65-96 tokens on nine catalogue MLPs (30
+// points; bench/results/tuning/issue9/tiles-80-96/): the 80-token tile took 0.85-0.94x the
+// pingpong 128x128 1x2's time at 65-80 tokens, the 96-token one 0.90-0.95x at 81-96 (0.93-0.95x
 // on Llama-3 70B and Qwen2.5-72B); on Phi-3 medium, where the swapped 128x128 stream-K kernel
 // shares the last wave, 0.97-0.98x (80) and 1.00x (96), so that rule keeps 81-96 tokens. On 36
 // fresh draws of the branch the calls took 0.90x the time (0.82-1.01x; an H100 0.95x), 0.97 ->
