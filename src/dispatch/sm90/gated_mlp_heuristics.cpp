@@ -95,6 +95,17 @@ constexpr Configuration kSwapped224StreamK = {Schedule::kCooperative, {128, 224,
 constexpr Configuration kSwapped144 = {Schedule::kCooperative, {128, 144, 64}, {2, 1}, true};
 constexpr Configuration kSwapped176 = {Schedule::kCooperative, {128, 176, 64}, {2, 1}, true};
 constexpr Configuration kSwapped208 = {Schedule::kCooperative, {128, 208, 64}, {2, 1}, true};
+// 65-96 tokens past the 128x32 rule's weights: one swapped 80- or 96-token tile per weight tile
+// (cooperative, a 2x1 cluster along the weight multicasting x), where the 128-token tile computes
+// 33-97 % more rows than the call has. On the catalogue MLPs the pingpong read the weight at 54-84 %
+// of the read bandwidth (f60880c's sweep); why the padded rows cost time was not measured apart.
+// H200, each kernel swept beside the dispatched one at 65-96 tokens on nine catalogue MLPs (30
+// points; bench/results/tuning/issue9/tiles-80-96/): the 80-token tile took 0.85-0.94x the
+// pingpong 128x128 1x2's time at 65-80 tokens, the 96-token one 0.90-0.95x at 81-96 (0.93-0.95x
+// on Llama-3 70B and Qwen2.5-72B); on Phi-3 medium, where the swapped 128x128 stream-K kernel
+// shares the last wave, 0.97-0.98x (80) and 1.00x (96), so that rule keeps 81-96 tokens. On 36
+// fresh draws of the branch the calls took 0.90x the time (0.82-1.01x; an H100 0.95x), 0.97 ->
+// 1.07 of cuBLASLt + act·mul.
 constexpr Configuration kSwapped80 = {Schedule::kCooperative, {128, 80, 64}, {2, 1}, true};
 constexpr Configuration kSwapped96 = {Schedule::kCooperative, {128, 96, 64}, {2, 1}, true};
 constexpr Configuration kPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
@@ -377,20 +388,6 @@ bool one_token_tile_shares_its_last_wave(const GatedMlpArgs& args, std::int64_t 
   return static_cast<double>(last_wave) < kOneTokenTileStreamKBelowLastWave * static_cast<double>(sm_count);
 }
 
-// 65-96 tokens past the 128x32 rule's weights: one swapped 80- or 96-token tile per weight tile
-// (cooperative, a 2x1 cluster along the weight multicasting x), where the 128-token tile computes
-// 33-97 % more rows than the call has. The calls mostly wait on the weight's bytes, yet the
-// padded rows cost time (why was not measured apart; an H200 runs at its 700 W limit there).
-// H200, each kernel swept beside the dispatched one at 65-96 tokens on nine catalogue MLPs (30
-// points; bench/results/tuning/issue9/tiles-80-96/): the 80-token tile took 0.85-0.94x the
-// pingpong 128x128 1x2's time at 65-80 tokens, the 96-token one 0.90-0.95x at 81-96 (0.93-0.95x
-// on Llama-3 70B and Qwen2.5-72B); on Phi-3 medium, where the swapped 128x128 stream-K kernel
-// shares the last wave, 0.97-0.98x (80) and 1.00x (96), so that rule keeps 81-96 tokens. On 36
-// fresh draws of the branch the calls took 0.90x the time (0.82-1.01x; an H100 0.95x), 0.97 ->
-// 1.07 of cuBLASLt + act·mul.
-constexpr std::int64_t kTokens80 = 80;
-constexpr std::int64_t kTokens96 = 96;
-
 // Bytes of the packed [2N, K] gate/up weight.
 double packed_weight_bytes(const GatedMlpArgs& args) {
   return 2.0 * static_cast<double>(args.w.N) * static_cast<double>(args.w.K) * static_cast<double>(dtype_bytes(args.w.dtype));
@@ -473,9 +470,9 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
     return kSwapped128StreamK;
   }
   if (args.M <= 128) {
+    if (args.M <= kSwapped80.tile.n) return kSwapped80;
     const bool stream_k = one_token_tile_shares_its_last_wave(args, weight_tiles, sm_count);
-    if (args.M <= kTokens80) return kSwapped80;
-    if (args.M <= kTokens96 && !stream_k) return kSwapped96;
+    if (args.M <= kSwapped96.tile.n && !stream_k) return kSwapped96;
     return stream_k ? kSwapped128StreamK : kPingpong1x2;
   }
   if (args.M > 2048 && weight_bytes >= kLargeWeightBytes) return kCooperative1x2;
