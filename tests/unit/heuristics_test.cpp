@@ -832,9 +832,9 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
 
 // Narrow weights with K >= 2048 run cuBLASLt + act·mul: up to 64 tokens when the packed weight has
 // fewer 128-row tiles than a quarter of the 132 SMs, beyond when those tiles times the 128-token
-// tiles are at most three quarters of them. So do bf16 calls of 129-4096 tokens (129-1023 on an
-// H200) on at most 127 weight tiles with K >= 1792, up to 8 waves of those tiles. Never a
-// catalogue model's MLP; never a forced kernel.
+// tiles are at most three quarters of them. So do bf16 calls of 129-4096 tokens on at most 127
+// weight tiles with K >= 1792, up to 8 waves of those tiles (on an H200 from 1024 tokens 2.5).
+// Never a catalogue model's MLP; never a forced kernel.
 TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   const DeviceCaps h = hopper();
   EXPECT_TRUE(gated_delegation_pays(gated(1, 320, 9536), h));
@@ -845,8 +845,12 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   EXPECT_TRUE(gated_delegation_pays(gated(1536, 512, 28544), h));    // 8 x 12 = 96 <= 99
   DeviceCaps h100 = h;
   h100.dram_gbps = 3352;
-  EXPECT_FALSE(gated_delegation_pays(gated(1537, 512, 28544), h)) << "an H200 from 1024 tokens";
-  EXPECT_TRUE(gated_delegation_pays(gated(1537, 512, 28544), h100)) << "8 x 13 = 104 tiles, but few weight tiles";
+  EXPECT_TRUE(gated_delegation_pays(gated(1537, 512, 28544), h)) << "8 x 13 = 104 tiles, but few weight tiles";
+  EXPECT_TRUE(gated_delegation_pays(gated(1537, 512, 28544), h100));
+  EXPECT_TRUE(gated_delegation_pays(gated(1408, 1920, 3392), h)) << "30 x 11 = 330 tiles: 2.5 waves";
+  EXPECT_FALSE(gated_delegation_pays(gated(1409, 1920, 3392), h)) << "30 x 12: past 2.5 waves on an H200";
+  EXPECT_TRUE(gated_delegation_pays(gated(1409, 1920, 3392), h100)) << "within 8 waves on an H100";
+  EXPECT_TRUE(gated_delegation_pays(gated(1023, 6144, 4096), h)) << "96 x 8: below 1024 tokens 8 waves";
   EXPECT_TRUE(gated_delegation_pays(gated(4096, 512, 28544), h100));
   EXPECT_FALSE(gated_delegation_pays(gated(4097, 512, 28544), h100)) << "past 4096 tokens";
   EXPECT_TRUE(gated_delegation_pays(gated(1408, 6144, 4096), h100));    // 96 x 11 = 1056 tiles: 8 waves
@@ -854,7 +858,8 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   EXPECT_FALSE(gated_delegation_pays(gated(65, 8192, 2048), h));     // Llama-3.2 1B: 128 tiles
   EXPECT_FALSE(gated_delegation_pays(gated(1, 14336, 4096), h));
   EXPECT_TRUE(gated_delegation_pays(gated(957, 1920, 9664), h));     // 30 weight tiles x 8
-  EXPECT_FALSE(gated_delegation_pays(gated(1024, 1920, 9664), h)) << "an H200 from 1024 tokens";
+  EXPECT_TRUE(gated_delegation_pays(gated(1024, 1920, 9664), h));    // 30 x 8
+  EXPECT_FALSE(gated_delegation_pays(gated(2826, 2304, 6208), h)) << "36 x 23 tiles: 6.3 waves";
   EXPECT_FALSE(gated_delegation_pays(gated(957, 1920, 9664, DType::kFP16), h)) << "fp16: not measured";
   EXPECT_TRUE(gated_delegation_pays(gated(129, 8128, 1792), h));     // 127 weight tiles, K 1792
   EXPECT_FALSE(gated_delegation_pays(gated(129, 8192, 1792), h));    // 128
@@ -862,7 +867,8 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   EXPECT_FALSE(gated_delegation_pays(gated(128, 1920, 1792), h));    // 128 tokens, 30 x 1 tiles but K below 2048
   DeviceCaps unknown = h;
   unknown.dram_gbps = 0;
-  EXPECT_FALSE(gated_delegation_pays(gated(1229, 1792, 4416), unknown)) << "DRAM bandwidth unknown: as an H200";
+  EXPECT_FALSE(gated_delegation_pays(gated(2826, 2304, 6208), unknown)) << "DRAM bandwidth unknown: as an H200";
+  EXPECT_TRUE(gated_delegation_pays(gated(2826, 2304, 6208), h100));
   GatedMlpArgs forced = gated(783, 256, 5184);
   forced.kernel = KernelChoice{key_named("sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2")};
   EXPECT_FALSE(gated_delegation_pays(forced, h));

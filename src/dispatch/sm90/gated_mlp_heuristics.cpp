@@ -57,8 +57,8 @@
 // (bench/results/grid/gated-random.json; the other four 0.98-1.04x):
 // up to 64 tokens when the packed weight has fewer 128-row tiles than a quarter of the SMs,
 // beyond when its tiles times the 128-token tiles are at most three quarters of the SMs; and
-// (bf16) 129-4096 tokens (129-1023 on HBM3e) on at most 127 weight tiles with K >= 1792, up to 8
-// waves of 128x128 tiles (few_weight_tiles_long_k).
+// (bf16) 129-4096 tokens on at most 127 weight tiles with K >= 1792, up to 8 waves of 128x128
+// tiles (on HBM3e from 1024 tokens 2.5; few_weight_tiles_long_k).
 // Short K loops (0.80-1.45x) and wider weights stay fused; docs/heuristics.md lists the wide,
 // wave-quantized shapes that still lose.
 // A cluster of 2 along M pads an odd t to even, and the padded tile costs a whole one; worse,
@@ -278,33 +278,39 @@ bool narrow_long_k(const GatedMlpArgs& args, std::int64_t sm_count) {
   return 4 * weight_tiles * ceil_div(args.M, 128) <= 3 * sm_count;
 }
 
-// 129-4096 tokens (129-1023 on HBM3e) on a weight of at most kFewWeightTiles 128-row tiles,
-// K >= 1792, and at most 8 waves of 128x128 tiles. A trial that delegated every call past 64
+// 129-4096 tokens on a weight of at most kFewWeightTiles 128-row tiles, K >= 1792, and at most 8
+// waves of 128x128 tiles (on HBM3e from 1024 tokens 2.5 waves). A trial that delegated every call past 64
 // tokens on such weights (H100, 78 random shapes, each call's fused kernel forced beside it;
 // bench/results/tuning/issue9/few-weight-tiles-delegated/) ran the 46 calls of 129-4096 tokens
 // with K >= 1792 at 0.959 of cuBLASLt + act·mul delegated (min 0.879) and 0.833 fused (min
 // 0.474), the delegated path faster at 37. With K below 1792 the fused kernels won 15 of 19 (1.050
 // against 0.892), and at 65-128 tokens 8 of 13 (1.021 against 0.978). On 40 fresh shapes of the
 // class: 0.964 against 0.873, faster at 25; the fused kernels won every call past 8 waves (six, over
-// both sets: 0.84-0.97x for the delegated path), so those stay fused. On an H200 the delegated
-// path was not timed; there the fused kernels of the random suite's calls of the class ran 1.00x
-// cuBLASLt + act·mul from 1024 tokens (seven calls of seed 20261122, 0.91-1.13x, where the H100
-// ran them 0.89x) and 0.69x below (22 calls), so an H200 delegates only below 1024 tokens.
+// both sets: 0.84-0.97x for the delegated path), so those stay fused. On an H200, from 1024 tokens
+// (88 calls of the class, 40 of them fresh draws, each delegated beside its fused kernel;
+// bench/results/tuning/issue9/few-weight-tiles-delegated/h200-1024-4096/): delegated 0.977 (min
+// 0.876), fused 0.937 (min 0.656), the delegated path faster at 53. It lost where the tiles make
+// more waves: past 2.5 waves the fused kernels won 21 of 31 (2981x2688x1920 1.120 against 0.876),
+// within them the delegated path 43 of 57 (1070x320x5568 1.033 against 0.669). With that cap the 88
+// calls ran 0.994 (min 0.846, 12 below 0.95; all fused 40, all delegated 22).
 // Bf16 only: fp16 was not measured.
 constexpr std::int64_t kFewWeightTilesDelegationMinTokens = 129;
 constexpr std::int64_t kFewWeightTilesDelegationMaxTokens = 4096;
-constexpr std::int64_t kFewWeightTilesDelegationHbm3eMaxTokens = 1023;
 constexpr std::int64_t kFewWeightTilesDelegationMinK = 1792;
-constexpr std::int64_t kFewWeightTilesDelegationMaxWaves = 8;
+constexpr double kFewWeightTilesDelegationMaxWaves = 8;
+constexpr std::int64_t kFewWeightTilesDelegationHbm3eWaveCapFromTokens = 1024;
+constexpr double kFewWeightTilesDelegationHbm3eMaxWaves = 2.5;
 
 bool few_weight_tiles_long_k(const GatedMlpArgs& args, const DeviceCaps& caps) {
-  // The full range on the H100's HBM3, where the rule was measured.
-  const std::int64_t max_tokens =
-      has_hbm3(caps) ? kFewWeightTilesDelegationMaxTokens : kFewWeightTilesDelegationHbm3eMaxTokens;
+  // The 8-wave cap throughout on the H100's HBM3, where it was measured.
+  const double max_waves = !has_hbm3(caps) && args.M >= kFewWeightTilesDelegationHbm3eWaveCapFromTokens
+                               ? kFewWeightTilesDelegationHbm3eMaxWaves
+                               : kFewWeightTilesDelegationMaxWaves;
   const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
-  return args.w.dtype == DType::kBF16 && args.M >= kFewWeightTilesDelegationMinTokens && args.M <= max_tokens &&
-         weight_tiles <= kFewWeightTiles && args.w.K >= kFewWeightTilesDelegationMinK &&
-         weight_tiles * ceil_div(args.M, 128) <= kFewWeightTilesDelegationMaxWaves * caps.sm_count;
+  const double tiles = static_cast<double>(weight_tiles * ceil_div(args.M, 128));
+  return args.w.dtype == DType::kBF16 && args.M >= kFewWeightTilesDelegationMinTokens &&
+         args.M <= kFewWeightTilesDelegationMaxTokens && weight_tiles <= kFewWeightTiles &&
+         args.w.K >= kFewWeightTilesDelegationMinK && tiles <= max_waves * static_cast<double>(caps.sm_count);
 }
 
 // The shapes delegated to cuBLASLt + act·mul (when the workspace holds the product).
