@@ -103,6 +103,10 @@ std::vector<GatedCase> features() {
        {std::tuple{396, 1280, 1280}, {148, 3712, 1600}, {433, 1856, 448}, {421, 3200, 1152}}) {
     cases.push_back({M, N, K, DType::kBF16, kActivations[M % 4], true});
   }
+  // 449-1024 tokens with K >= 16384: the wave model's kernel as dispatch picks it (130 and 148
+  // weight tiles: three 176-token tiles, the last partial; the 160-token stream-K kernel).
+  cases.push_back({500, 8320, 16384, DType::kBF16, kActivations[1], true});
+  cases.push_back({470, 9472, 16448, DType::kBF16, kActivations[0], false});
   // One 224-token tile, not 208, with K under 1024 (2N / 128 = 154 weight tiles, two waves).
   cases.push_back({200, 9856, 384, DType::kBF16, kActivations[2], true});
   // Past 3.4 waves of weight tiles (2N / 128 = 450): two 144-token tiles, and at 289-320 tokens with
