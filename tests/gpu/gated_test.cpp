@@ -73,7 +73,7 @@ std::vector<GatedCase> features() {
   for (DType t : {DType::kBF16, DType::kFP16}) cases.push_back({783, 256, 5184, t, GatedActivation::kSwiGLU, true});
   // Past 1023 tokens on few weight tiles: delegated within 2.5 waves of 128x128 tiles on an H200
   // (30 x 9 here), fused past them (30 x 12); an H100 delegates both (up to 8 waves).
-  cases.push_back({1041, 1920, 3392, DType::kBF16, GatedActivation::kGeGLU, true});
+  cases.push_back({1041, 1920, 3392, DType::kBF16, GatedActivation::kGeGLUErf, true});
   cases.push_back({1409, 1920, 3392, DType::kBF16, GatedActivation::kSwiGLU, false});
   GatedCase narrow{77, 448, 4096, DType::kBF16, GatedActivation::kSwiGLU, true};
   narrow.limit = 0.75f;
