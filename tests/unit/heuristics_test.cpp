@@ -830,6 +830,11 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
   // 127 take the model's unswapped pingpong. So do the shapes the delegation rule takes, for a call
   // without the product's workspace (sweep-delegated.json: the model's 128x32 ran 0.33x cuBLASLt +
   // act·mul at 655x448x22208, the rules' stream-K 0.65x).
+  DeviceCaps h100 = hopper();
+  h100.dram_gbps = 3352;
+  KernelChoice on_h100;
+  ASSERT_TRUE(select(gated(688, 10240, 35264), h100, kernel_table(), &on_h100).ok());
+  EXPECT_EQ(name(on_h100.key), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2") << "449-1024 tokens, K >= 16384: the rules on an H100";
   EXPECT_EQ(chosen(gated(1229, 8192, 4416)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
   EXPECT_EQ(chosen(gated(1229, 8128, 4416)), "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2");
   EXPECT_EQ(chosen(gated(655, 448, 22208)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk");

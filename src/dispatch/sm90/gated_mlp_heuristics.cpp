@@ -189,7 +189,9 @@ constexpr std::int64_t kShortKModelMinTokens = 129;
 // kernel -> the model's: with K >= 16384 faster at all four (688x10240x35264 0.89 -> 1.04 on
 // 176-token tiles, 596x12160x32000 0.91 -> 0.96, 946x30592x28800 0.98 -> 1.04, 688x8768x26816 0.92
 // -> 0.95-0.97); with K 12608-14784 mixed (935x45568x13056 0.96 -> 1.00, 1004x45056x13056 1.04 ->
-// 1.03, 504x17984x14784 1.08-1.10 -> 1.06).
+// 1.03, 504x17984x14784 1.08-1.10 -> 1.06). Not on an H100's HBM3: there the model's kernels took
+// 0.53-1.51x the pairs' time on 12 fresh draws of the class (144-token tiles over 16-44 waves
+// 1.23-1.51x; h100-06345cf/ there).
 constexpr std::int64_t kLongKModelMaxTokens = 1024;
 constexpr std::int64_t kLongKModelMinK = 16384;
 constexpr double kCooperativeTileKSteps = 3072;
@@ -480,7 +482,7 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
       !narrow_long_k(args, sm_count)) {
     return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
   }
-  if (args.M >= kModelMinTokens && args.M <= kLongKModelMaxTokens && args.w.K >= kLongKModelMinK) {
+  if (!has_hbm3(caps) && args.M >= kModelMinTokens && args.M <= kLongKModelMaxTokens && args.w.K >= kLongKModelMinK) {
     return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
   }
   if (args.M > 256 && args.w.K >= kStreamKMinK &&
