@@ -821,6 +821,7 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
       {946, 30592, 28800, "swap_coop_128x160x64_c2x1"},          // the fastest; the 128-token pair 0.95x
       {1004, 45056, 13056, "swap_pingpong_128x128x64_c1x2"},     // K under 16384: the rules
       {1025, 10240, 35264, "pingpong_128x128x64_c1x2"},          // past 1024 tokens: the rules
+      {1000, 53248, 16384, "swap_pingpong_128x128x64_c1x2"},     // Llama-3 405B, 832 tiles: the rules
   };
   for (const Case& c : expected) {
     EXPECT_EQ(chosen(gated(c.M, c.N, c.K)), std::string("sm90_gated_mlp_bf16_bf16_") + c.kernel)

@@ -189,11 +189,15 @@ constexpr std::int64_t kShortKModelMinTokens = 129;
 // kernel -> the model's: with K >= 16384 faster at all four (688x10240x35264 0.89 -> 1.04 on
 // 176-token tiles, 596x12160x32000 0.91 -> 0.96, 946x30592x28800 0.98 -> 1.04, 688x8768x26816 0.92
 // -> 0.95-0.97); with K 12608-14784 mixed (935x45568x13056 0.96 -> 1.00, 1004x45056x13056 1.04 ->
-// 1.03, 504x17984x14784 1.08-1.10 -> 1.06). Not on an H100's HBM3: there the model's kernels took
-// 0.53-1.51x the pairs' time on 12 fresh draws of the class (144-token tiles over 16-44 waves
-// 1.23-1.51x; h100-06345cf/ there).
+// 1.03, 504x17984x14784 1.08-1.10 -> 1.06). On 12 fresh draws of the class (forced pairs beside
+// it, two passes) the model's kernel took 0.80-0.96x the pairs' time at the eight with 144-511
+// weight tiles (696x27968x23104 0.99-1.02x) and 0.89-1.07x at the four with 832-938 (Llama-3 405B
+// at 500 and 1000 tokens 1.03x and 1.05-1.07x), so weights of more than 768 tiles keep the rules.
+// Not on an H100's HBM3: there the model's kernels took 0.53-1.51x the pairs' time on those draws
+// (144-token tiles over 16-44 waves 1.23-1.51x).
 constexpr std::int64_t kLongKModelMaxTokens = 1024;
 constexpr std::int64_t kLongKModelMinK = 16384;
+constexpr std::int64_t kLongKModelMaxWeightTiles = 768;
 constexpr double kCooperativeTileKSteps = 3072;
 constexpr double kPingpongTileKSteps = 2048;
 constexpr double kStreamKShareCost = 1.0;
@@ -482,7 +486,8 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
       !narrow_long_k(args, sm_count)) {
     return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
   }
-  if (!has_hbm3(caps) && args.M >= kModelMinTokens && args.M <= kLongKModelMaxTokens && args.w.K >= kLongKModelMinK) {
+  if (!has_hbm3(caps) && args.M >= kModelMinTokens && args.M <= kLongKModelMaxTokens && args.w.K >= kLongKModelMinK &&
+      weight_tiles <= kLongKModelMaxWeightTiles) {
     return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
   }
   if (args.M > 256 && args.w.K >= kStreamKMinK &&
