@@ -816,7 +816,7 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
       {374, 4544, 512, "pingpong_128x128x64_c1x2"},              // no wide kernel in one wave: the fastest
       {448, 2048, 4096, "swap_coop_128x224x64_c2x1"},            // K >= 1792 below 449 tokens: the rules
       {4097, 1024, 4096, "pingpong_128x128x64_c1x2"},            // above it
-      // 449-1024 tokens with K >= 16384 on any count of weight tiles (long-k-449-1024/)
+      // 449-1024 tokens with K >= 16384 on 128-768 weight tiles (long-k-449-1024/)
       {688, 10240, 35264, "swap_coop_128x176x64_c2x1"},          // the fastest; the 128-token pair 0.86x
       {946, 30592, 28800, "swap_coop_128x160x64_c2x1"},          // the fastest; the 128-token pair 0.95x
       {1004, 45056, 13056, "swap_pingpong_128x128x64_c1x2"},     // K under 16384: the rules

@@ -183,8 +183,8 @@ constexpr std::int64_t kModelMaxTokens = 4096;
 // shapes whose kernel changed, 31 ran faster by more than 3 % and 2 slower: 421x3200x1152 (0.98 ->
 // 0.84; the one-wave rule above took it to 0.99 in a later A/B) and 372x6528x1152 (1.05 -> 0.99).
 constexpr std::int64_t kShortKModelMinTokens = 129;
-// The model also at 449-1024 tokens with K >= 16384 on any count of weight tiles, where the rules
-// below take the 128-token pairs. H200, every compiled kernel swept at 449-1004 tokens on 160-704
+// The model also at 449-1024 tokens with K >= 16384 on 128-768 weight tiles, where the rules below
+// take the 128-token pairs (narrower weights take the model above, or are delegated). H200, every compiled kernel swept at 449-1004 tokens on 160-704
 // weight tiles (bench/results/tuning/issue9/long-k-449-1024/), against cuBLASLt + act·mul, the rules'
 // kernel -> the model's: with K >= 16384 faster at all four (688x10240x35264 0.89 -> 1.04 on
 // 176-token tiles, 596x12160x32000 0.91 -> 0.96, 946x30592x28800 0.98 -> 1.04, 688x8768x26816 0.92
@@ -193,6 +193,8 @@ constexpr std::int64_t kShortKModelMinTokens = 129;
 // it, two passes) the model's kernel took 0.80-0.96x the pairs' time at the eight with 144-511
 // weight tiles (696x27968x23104 0.99-1.02x) and 0.89-1.07x at the four with 832-938 (Llama-3 405B
 // at 500 and 1000 tokens 1.03x and 1.05-1.07x), so weights of more than 768 tiles keep the rules.
+// With that cap, on 18 draws it changes (16 fresh; H200, two passes): 0.942x the time (0.75-1.04x,
+// slower at three on the 128x128 stream-K kernel), 0.932 -> 0.990 of cuBLASLt + act·mul.
 // Not on an H100's HBM3: there the model's kernels took 0.53-1.51x the pairs' time on those draws
 // (144-token tiles over 16-44 waves 1.23-1.51x).
 constexpr std::int64_t kLongKModelMaxTokens = 1024;
@@ -487,7 +489,7 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
     return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
   }
   if (!has_hbm3(caps) && args.M >= kModelMinTokens && args.M <= kLongKModelMaxTokens && args.w.K >= kLongKModelMinK &&
-      weight_tiles <= kLongKModelMaxWeightTiles) {
+      weight_tiles > kFewWeightTiles && weight_tiles <= kLongKModelMaxWeightTiles) {
     return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
   }
   if (args.M > 256 && args.w.K >= kStreamKMinK &&
