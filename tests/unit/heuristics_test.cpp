@@ -835,7 +835,8 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
   h100.dram_gbps = 3352;
   KernelChoice on_h100;
   ASSERT_TRUE(select(gated(688, 10240, 35264), h100, kernel_table(), &on_h100).ok());
-  EXPECT_EQ(name(on_h100.key), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2") << "449-1024 tokens, K >= 16384: the rules on an H100";
+  EXPECT_EQ(name(on_h100.key), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2")
+      << "449-1024 tokens, K >= 16384: the rules on an H100";
   EXPECT_EQ(chosen(gated(1229, 8192, 4416)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
   EXPECT_EQ(chosen(gated(1229, 8128, 4416)), "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2");
   EXPECT_EQ(chosen(gated(655, 448, 22208)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk");

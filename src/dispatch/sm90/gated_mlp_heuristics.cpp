@@ -184,9 +184,10 @@ constexpr std::int64_t kModelMaxTokens = 4096;
 // 0.84; the one-wave rule above took it to 0.99 in a later A/B) and 372x6528x1152 (1.05 -> 0.99).
 constexpr std::int64_t kShortKModelMinTokens = 129;
 // The model also at 449-1024 tokens with K >= 16384 on 128-768 weight tiles, where the rules below
-// take the 128-token pairs (narrower weights take the model above, or are delegated). H200, every compiled kernel swept at 449-1004 tokens on 160-704
-// weight tiles (bench/results/tuning/issue9/long-k-449-1024/), against cuBLASLt + act·mul, the rules'
-// kernel -> the model's: with K >= 16384 faster at all four (688x10240x35264 0.89 -> 1.04 on
+// take the 128-token pairs (narrower weights take the model above, or are delegated). H200, every
+// compiled kernel swept at 504-1004 tokens on 160-704 weight tiles
+// (bench/results/tuning/issue9/long-k-449-1024/), against cuBLASLt + act·mul, the rules' kernel ->
+// the model's: with K >= 16384 faster at all four (688x10240x35264 0.89 -> 1.04 on
 // 176-token tiles, 596x12160x32000 0.91 -> 0.96, 946x30592x28800 0.98 -> 1.04, 688x8768x26816 0.92
 // -> 0.95-0.97); with K 12608-14784 mixed (935x45568x13056 0.96 -> 1.00, 1004x45056x13056 1.04 ->
 // 1.03, 504x17984x14784 1.08-1.10 -> 1.06). On 12 fresh draws of the class (forced pairs beside
@@ -484,14 +485,12 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // 449 tokens, the rules below that (no fused call of 129-448 tokens with K >= 1792 was timed).
   const std::int64_t model_min_tokens =
       args.w.K < kFewWeightTilesDelegationMinK ? kShortKModelMinTokens : kModelMinTokens;
-  if (args.M >= model_min_tokens && args.M <= kModelMaxTokens && weight_tiles <= kFewWeightTiles &&
-      !narrow_long_k(args, sm_count)) {
-    return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
-  }
-  if (!has_hbm3(caps) && args.M >= kModelMinTokens && args.M <= kLongKModelMaxTokens && args.w.K >= kLongKModelMinK &&
-      weight_tiles > kFewWeightTiles && weight_tiles <= kLongKModelMaxWeightTiles) {
-    return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
-  }
+  const bool few_weight_tiles_model = args.M >= model_min_tokens && args.M <= kModelMaxTokens &&
+                                      weight_tiles <= kFewWeightTiles && !narrow_long_k(args, sm_count);
+  const bool long_k_model = !has_hbm3(caps) && args.M >= kModelMinTokens && args.M <= kLongKModelMaxTokens &&
+                            args.w.K >= kLongKModelMinK && weight_tiles > kFewWeightTiles &&
+                            weight_tiles <= kLongKModelMaxWeightTiles;
+  if (few_weight_tiles_model || long_k_model) return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
   if (args.M > 256 && args.w.K >= kStreamKMinK &&
       wave_fill(weight_tiles * ceil_div(args.M, 128), sm_count) < kStreamKBelowWaveFill) {
     return kSwapped128StreamK;
