@@ -20,8 +20,9 @@
 //                 swapped 144- to 224-token tiles (one of 144, 160, 176, 208 or 224 tokens up to
 //                 224, two of 144 for 257-288, two of 160 for 289-320, two of 224 for 385-448, five
 //                 of 160 for 769-800) while the weight tiles make at most 3.4 waves, cooperative,
-//                 cluster 2x1 along the weight; 144, 176 and 208 only where whole tiles are chosen
-//                 and twice their CTAs would not fit in one wave, 208 only with K >= 1024; past
+//                 cluster 2x1 along the weight; with K < 1024 only one tile of 144 or 160; 144, 176
+//                 and 208 only where whole tiles are chosen and twice their CTAs would not fit in
+//                 one wave; past
 //                 3.4 waves two of 144, and
 //                 with K >= 2048 whole tiles, one of 144 or 208 or two of 160 or 224 tokens, where
 //                 they pad least, but at 129-144 tokens with K >= 8192 where one of 144 keeps the
@@ -341,7 +342,10 @@ constexpr std::int64_t kStreamKMinK = 8192;
 constexpr double kStreamKBelowWaveFill = 0.8;
 constexpr double kFiveTilesStreamKBelowWaveFill = 0.95;
 constexpr std::int64_t kTokenTilesStreamKMinK = 1024;
-constexpr std::int64_t kTiles208MinK = 1024;
+// With K under this, of the swapped cooperative 144- to 224-token tiles only one of 160 or fewer
+// tokens.
+constexpr std::int64_t kWideTokenTilesMinK = 1024;
+constexpr std::int64_t kShortKWideTokenTilesMaxTokens = 160;
 // The swapped 128-token pair only from this K: below it the unswapped tiles ran faster where both
 // were timed (past 4096 tokens and at ties below; why was not measured).
 constexpr std::int64_t kSwappedPairMinK = 1024;
@@ -532,10 +536,23 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // 1024-1664 (405x45184x1152: 1.07x).
   const bool few_waves = 5 * weight_tiles <= 17 * sm_count;
   const bool many_waves_tiles = !few_waves && args.w.K >= kManyWavesTilesMinK;
-  const bool tiles160_pay = few_waves ? args.M <= 320 || (args.M > 768 && args.M <= 800)
-                                      : many_waves_tiles && args.M > 288 && args.M <= 320;
+  // With K under 1024, past 160 tokens, the pingpongs (the pairs below) instead of these tiles: a
+  // cooperative kernel's epilogue does not overlap a K loop, and a short K loop leaves it a large
+  // share of each tile's time. H200, 196-776 tokens on 148-394 weight tiles, K 320-640
+  // (bench/results/tuning/issue9/short-k-pingpongs/ and earlier sweeps): 214x19968x320 one 224-token
+  // tile 1.02x cuBLASLt + act·mul, the unswapped pingpong 1.17x; 407x15872x448 two of 224 1.02x,
+  // pingpong 1.11x; 774x25216x640 five of 160 1.01x, pingpong 1.14x; two of 144 at 281 and 288
+  // tokens 0.91x and 0.94x, the 96-token pair 0.93x and 0.97x. One tile of 144 or 160 stays: the
+  // 160-token one ran 1.01x and 1.05x at 134 and 149 tokens where the 96-token pair ran 0.97x and
+  // 0.95x (1.02x against 1.06x at 159x9600x320). Before, the 208-token tile alone was kept from K
+  // under 1024: one of 224 took 0.91-0.98x its time on 25 shapes of 193-208 tokens, 128-448 weight
+  // tiles and K 256-960 (bench/results/tuning/issue9/few-weight-tiles-129-448/one-wave-rule/).
+  const bool wide_token_tiles = args.w.K >= kWideTokenTilesMinK || args.M <= kShortKWideTokenTilesMaxTokens;
+  const bool tiles160_pay = wide_token_tiles && (few_waves ? args.M <= 320 || (args.M > 768 && args.M <= 800)
+                                                           : many_waves_tiles && args.M > 288 && args.M <= 320);
   const std::int64_t tiles160 = tiles160_pay ? padded_rows(args.M, 160, 1) : kNever;
-  const bool tiles224_pay = few_waves ? args.M <= 448 : many_waves_tiles && args.M > 384 && args.M <= 448;
+  const bool tiles224_pay =
+      wide_token_tiles && (few_waves ? args.M <= 448 : many_waves_tiles && args.M > 384 && args.M <= 448);
   const std::int64_t tiles224 = tiles224_pay ? padded_rows(args.M, 224, 1) : kNever;
   // Whole tiles only (no stream-K twins), where they compute fewer rows and the count needs no
   // stream-K: one or two of 144 tokens (129-144, 257-288), one of 176 (161-176) or 208 (193-208).
@@ -548,15 +565,12 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // random draws of seed 20261202 and Llama-3 405B's MLP, every kernel swept,
   // bench/results/tuning/issue9/wide-257-288/) they ran 0.89-0.95x cuBLASLt + act·mul where the
   // 96-token pair ran 0.75-0.81x.
-  const std::int64_t tiles144 =
-      (few_waves || args.M > 256 || many_waves_tiles) && args.M <= 288 ? padded_rows(args.M, 144, 1) : kNever;
-  const std::int64_t tiles176 = few_waves && args.M <= 176 ? 176 : kNever;
-  // Not the 208-token tile with K under 1024: its fixed cost, about 400 K steps of a tile more than a
-  // 224-token one's, outweighs the rows it saves. One 224-token tile instead took 0.91-0.98x the time
-  // on 25 shapes of 193-208 tokens, 128-448 weight tiles and K 256-960 (H200,
-  // bench/results/tuning/issue9/few-weight-tiles-129-448/one-wave-rule/).
+  const std::int64_t tiles144 = wide_token_tiles && (few_waves || args.M > 256 || many_waves_tiles) && args.M <= 288
+                                     ? padded_rows(args.M, 144, 1)
+                                     : kNever;
+  const std::int64_t tiles176 = wide_token_tiles && few_waves && args.M <= 176 ? 176 : kNever;
   const std::int64_t tiles208 =
-      (few_waves || (many_waves_tiles && args.M > 192)) && args.M <= 208 && args.w.K >= kTiles208MinK ? 208 : kNever;
+      wide_token_tiles && (few_waves || (many_waves_tiles && args.M > 192)) && args.M <= 208 ? 208 : kNever;
   if (shares_the_160_tail(args, sm_count)) return kSwapped160StreamK;
   const std::int64_t pairs = std::min({swapped, unswapped, swapped96});
   const std::int64_t twinned = std::min(tiles160, tiles224);
