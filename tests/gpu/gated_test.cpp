@@ -107,16 +107,17 @@ std::vector<GatedCase> features() {
   // weight tiles: three 176-token tiles, the last partial; the 160-token stream-K kernel).
   cases.push_back({500, 8320, 16384, DType::kBF16, kActivations[1], true});
   cases.push_back({470, 9472, 16448, DType::kBF16, kActivations[0], false});
-  // With K under 1024 past 160 tokens, the pingpongs: the unswapped one at 200 tokens (2N / 128 =
-  // 154 weight tiles), the 96-token pair at 281 (217 weight tiles).
+  // 129-1024 tokens with K under 1024 on wider weights: the wave model's kernel as dispatch picks it
+  // (2N / 128 = 154 weight tiles: the unswapped pingpong, the last token tile partial; 232: the
+  // 96-token pair).
   cases.push_back({200, 9856, 384, DType::kBF16, kActivations[2], true});
-  cases.push_back({281, 13888, 384, DType::kBF16, kActivations[1], false});
+  cases.push_back({161, 14848, 320, DType::kBF16, kActivations[1], false});
   // Past 3.4 waves of weight tiles (2N / 128 = 450): two 144-token tiles, and at 289-320 tokens with
-  // K under 2048 the 96-token pair; a tie of the swapped and unswapped 128-token tilings with K
-  // under 1024 (the unswapped pingpong); as dispatch picks them.
-  cases.push_back({270, 28800, 1024, DType::kBF16, kActivations[1], true});
-  cases.push_back({300, 28800, 256, DType::kBF16, kActivations[3], false});
-  cases.push_back({700, 8192, 320, DType::kBF16, kActivations[2], true});
+  // K under 2048 the 96-token pair; past 1024 tokens a tie of the swapped and unswapped 128-token
+  // tilings with K under 1024 (the unswapped pingpong); as dispatch picks them.
+  cases.push_back({270, 28800, 256, DType::kBF16, kActivations[1], true});
+  cases.push_back({300, 28800, 1024, DType::kBF16, kActivations[3], false});
+  cases.push_back({1200, 8192, 320, DType::kBF16, kActivations[2], true});
   // 129-144 tokens past 3.4 waves with K >= 8192: the 160-token stream-K kernel sharing its tail
   // past one wave (450 weight tiles, the last of four waves 41 % full).
   cases.push_back({131, 28800, 8192, DType::kBF16, kActivations[0], true});

@@ -568,8 +568,9 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {149, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
       {200, 29568, 8192, "swap_coop_128x208x64_c2x1"},
       {300, 8192, 2048, "swap_coop_128x160x64_c2x1"},
-      {200, 9856, 384, "pingpong_128x128x64_c1x2"},              // K < 1024 past 160 tokens: pingpongs
-      {149, 27200, 384, "swap_coop_128x160x64_c2x1"},            // but one tile of up to 160 tokens
+      {200, 9856, 384, "pingpong_128x128x64_c1x2"},              // K < 1024: the wave model's
+      {281, 13888, 384, "pingpong_128x128x64_c1x2"},
+      {161, 14848, 320, "swap_pingpong_128x96x64_c1x2"},
       // The GPU suite's token-tile cases (tests/gpu/gated_test.cpp).
       {141, 7168, 1024, "swap_coop_128x144x64_c2x1"},
       {149, 9472, 1024, "swap_coop_128x160x64_c2x1_streamk"},
@@ -612,13 +613,12 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {155, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
       {350, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
       {790, 29568, 8192, "pingpong_128x128x64_c1x2"},
-      // With K under 2048 those keep the pairs (fresh draws), but two of 144 only from K 1024.
+      // With K under 2048 those keep the pairs (fresh draws), but two of 144 do not.
       {405, 45184, 1152, "swap_pingpong_128x128x64_c1x2"},
       {313, 48128, 1024, "swap_pingpong_128x96x64_c1x2"},
       {214, 57664, 1088, "swap_pingpong_128x128x64_c1x2"},
       {135, 54080, 1664, "swap_pingpong_128x96x64_c1x2"},
-      {280, 40960, 1024, "swap_coop_128x144x64_c2x1"},
-      {280, 40960, 768, "swap_pingpong_128x96x64_c1x2"},
+      {280, 40960, 768, "swap_coop_128x144x64_c2x1"},
       {289, 28672, 8192, "swap_coop_128x160x64_c2x1_streamk"},
       // Two 224-token tiles up to 448 tokens, then the 128-token pair.
       {385, 14336, 4096, "swap_coop_128x224x64_c2x1_streamk"},
@@ -638,12 +638,12 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {134, 5248, 5440, "swap_coop_128x144x64_c2x1"},
       {171, 6208, 1152, "swap_coop_128x176x64_c2x1"},
       // Two tiles of few weight tiles: stream-K where K is long and the last wave short; with a K
-      // loop shorter than 1024 the pingpongs.
+      // loop shorter than 1024 the wave model's kernel.
       {267, 5632, 13056, "swap_coop_128x160x64_c2x1_streamk"},
       {279, 5056, 17216, "swap_coop_128x160x64_c2x1_streamk"},
       {316, 7360, 41728, "swap_coop_128x160x64_c2x1"},
       {776, 9472, 384, "pingpong_128x128x64_c1x2"},
-      {300, 9472, 512, "swap_pingpong_128x96x64_c1x2"},
+      {300, 9472, 512, "pingpong_128x128x64_c1x2"},
   };
   for (const Case& c : expected) {
     EXPECT_EQ(chosen(gated(c.M, c.N, c.K)), std::string("sm90_gated_mlp_bf16_bf16_") + c.kernel)

@@ -13,21 +13,20 @@
 //                 weight tiles whose last wave holds under a fifth of the SMs, K >= 4096
 //   449 <= M <= 4096 (129 <= M with K < 1792) with at most 127 packed-weight tiles of 128 rows,
 //              outside the delegation rule's shapes -> the kernel a wave model finds cheapest (below);
-//              the unswapped pingpong past one wave yields to 224-token tiles in one
+//              the unswapped pingpong past one wave yields to 224-token tiles in one; the same
+//              model at 129-1024 tokens with K < 1024 on any weight
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
 //              -> cooperative 128x256, cluster 1x2
 //   M <= 4096  -> the tiling that computes the fewest rows:
 //                 swapped 144- to 224-token tiles (one of 144, 160, 176, 208 or 224 tokens up to
 //                 224, two of 144 for 257-288, two of 160 for 289-320, two of 224 for 385-448, five
 //                 of 160 for 769-800) while the weight tiles make at most 3.4 waves, cooperative,
-//                 cluster 2x1 along the weight; with K < 1024 only one tile of 144 or 160; 144, 176
-//                 and 208 only where whole tiles are chosen and twice their CTAs would not fit in
-//                 one wave; past
-//                 3.4 waves two of 144, and
+//                 cluster 2x1 along the weight; 144, 176 and 208 only where whole tiles are chosen
+//                 and twice their CTAs would not fit in one wave; past 3.4 waves two of 144, and
 //                 with K >= 2048 whole tiles, one of 144 or 208 or two of 160 or 224 tokens, where
 //                 they pad least, but at 129-144 tokens with K >= 8192 where one of 144 keeps the
 //                 SMs under 92 % busy, the 160-token stream-K kernel sharing its tail;
-//                 stream-K (K >= 1024) for one tile past one wave where the last fills below
+//                 stream-K for one tile past one wave where the last fills below
 //                 80 % or K >= 8192, for two where K >= 8192 and the last wave is below 80 %
 //                 full or (160 and 224) once the weight tiles outnumber the SMs, for five where whole tiles
 //                 fill their last wave below 95 %; else, ties in this order (K >= 1024; a shorter
@@ -202,6 +201,15 @@ constexpr std::int64_t kShortKModelMinTokens = 129;
 constexpr std::int64_t kLongKModelMaxTokens = 1024;
 constexpr std::int64_t kLongKModelMinK = 16384;
 constexpr std::int64_t kLongKModelMaxWeightTiles = 768;
+// The model also at 129-1024 tokens with K under 1024 on wider weights, where the rules below take
+// the tiling that computes the fewest rows. A short K loop leaves each tile's fixed cost a large
+// share of its time, the cost the model prices and the rules do not: the cooperative 144- to
+// 224-token tiles lost to the pingpongs, whose epilogue overlaps a K loop, where they saved few rows.
+// H200, the kernels swept at 45 shapes of 149-798 tokens on 148-977 weight tiles with K 256-960
+// (bench/results/tuning/issue9/short-k-model/): the rules' kernel 0.988 of cuBLASLt + act·mul
+// (geometric mean; 16 below 0.95), the model's 1.027 (12).
+constexpr std::int64_t kShortKAnyWeightModelMaxK = 1023;
+constexpr std::int64_t kShortKAnyWeightModelMaxTokens = 1024;
 constexpr double kCooperativeTileKSteps = 3072;
 constexpr double kPingpongTileKSteps = 2048;
 constexpr double kStreamKShareCost = 1.0;
@@ -341,11 +349,6 @@ constexpr double kLargeWeightBytes = 2e9;
 constexpr std::int64_t kStreamKMinK = 8192;
 constexpr double kStreamKBelowWaveFill = 0.8;
 constexpr double kFiveTilesStreamKBelowWaveFill = 0.95;
-constexpr std::int64_t kTokenTilesStreamKMinK = 1024;
-// With K under this, of the swapped cooperative 144- to 224-token tiles only one of 160 or fewer
-// tokens.
-constexpr std::int64_t kWideTokenTilesMinK = 1024;
-constexpr std::int64_t kShortKWideTokenTilesMaxTokens = 160;
 // The swapped 128-token pair only from this K: below it the unswapped tiles ran faster where both
 // were timed (past 4096 tokens and at ties below; why was not measured).
 constexpr std::int64_t kSwappedPairMinK = 1024;
@@ -494,7 +497,11 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   const bool long_k_model = !has_hbm3(caps) && args.M >= kModelMinTokens && args.M <= kLongKModelMaxTokens &&
                             args.w.K >= kLongKModelMinK && weight_tiles > kFewWeightTiles &&
                             weight_tiles <= kLongKModelMaxWeightTiles;
-  if (few_weight_tiles_model || long_k_model) return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
+  const bool short_k_model = args.M >= kShortKModelMinTokens && args.M <= kShortKAnyWeightModelMaxTokens &&
+                             args.w.K <= kShortKAnyWeightModelMaxK;
+  if (few_weight_tiles_model || long_k_model || short_k_model) {
+    return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
+  }
   if (args.M > 256 && args.w.K >= kStreamKMinK &&
       wave_fill(weight_tiles * ceil_div(args.M, 128), sm_count) < kStreamKBelowWaveFill) {
     return kSwapped128StreamK;
@@ -536,23 +543,10 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // 1024-1664 (405x45184x1152: 1.07x).
   const bool few_waves = 5 * weight_tiles <= 17 * sm_count;
   const bool many_waves_tiles = !few_waves && args.w.K >= kManyWavesTilesMinK;
-  // With K under 1024, past 160 tokens, the pingpongs (the pairs below) instead of these tiles: a
-  // cooperative kernel's epilogue does not overlap a K loop, and a short K loop leaves it a large
-  // share of each tile's time. H200, 196-776 tokens on 148-394 weight tiles, K 320-640
-  // (bench/results/tuning/issue9/short-k-pingpongs/ and earlier sweeps): 214x19968x320 one 224-token
-  // tile 1.02x cuBLASLt + act·mul, the unswapped pingpong 1.17x; 407x15872x448 two of 224 1.02x,
-  // pingpong 1.11x; 774x25216x640 five of 160 1.01x, pingpong 1.14x; two of 144 at 281 and 288
-  // tokens 0.91x and 0.94x, the 96-token pair 0.93x and 0.97x. One tile of 144 or 160 stays: the
-  // 160-token one ran 1.01x and 1.05x at 134 and 149 tokens where the 96-token pair ran 0.97x and
-  // 0.95x (1.02x against 1.06x at 159x9600x320). Before, the 208-token tile alone was kept from K
-  // under 1024: one of 224 took 0.91-0.98x its time on 25 shapes of 193-208 tokens, 128-448 weight
-  // tiles and K 256-960 (bench/results/tuning/issue9/few-weight-tiles-129-448/one-wave-rule/).
-  const bool wide_token_tiles = args.w.K >= kWideTokenTilesMinK || args.M <= kShortKWideTokenTilesMaxTokens;
-  const bool tiles160_pay = wide_token_tiles && (few_waves ? args.M <= 320 || (args.M > 768 && args.M <= 800)
-                                                           : many_waves_tiles && args.M > 288 && args.M <= 320);
+  const bool tiles160_pay = few_waves ? args.M <= 320 || (args.M > 768 && args.M <= 800)
+                                      : many_waves_tiles && args.M > 288 && args.M <= 320;
   const std::int64_t tiles160 = tiles160_pay ? padded_rows(args.M, 160, 1) : kNever;
-  const bool tiles224_pay =
-      wide_token_tiles && (few_waves ? args.M <= 448 : many_waves_tiles && args.M > 384 && args.M <= 448);
+  const bool tiles224_pay = few_waves ? args.M <= 448 : many_waves_tiles && args.M > 384 && args.M <= 448;
   const std::int64_t tiles224 = tiles224_pay ? padded_rows(args.M, 224, 1) : kNever;
   // Whole tiles only (no stream-K twins), where they compute fewer rows and the count needs no
   // stream-K: one or two of 144 tokens (129-144, 257-288), one of 176 (161-176) or 208 (193-208).
@@ -565,12 +559,10 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // random draws of seed 20261202 and Llama-3 405B's MLP, every kernel swept,
   // bench/results/tuning/issue9/wide-257-288/) they ran 0.89-0.95x cuBLASLt + act·mul where the
   // 96-token pair ran 0.75-0.81x.
-  const std::int64_t tiles144 = wide_token_tiles && (few_waves || args.M > 256 || many_waves_tiles) && args.M <= 288
-                                     ? padded_rows(args.M, 144, 1)
-                                     : kNever;
-  const std::int64_t tiles176 = wide_token_tiles && few_waves && args.M <= 176 ? 176 : kNever;
-  const std::int64_t tiles208 =
-      wide_token_tiles && (few_waves || (many_waves_tiles && args.M > 192)) && args.M <= 208 ? 208 : kNever;
+  const std::int64_t tiles144 =
+      (few_waves || args.M > 256 || many_waves_tiles) && args.M <= 288 ? padded_rows(args.M, 144, 1) : kNever;
+  const std::int64_t tiles176 = few_waves && args.M <= 176 ? 176 : kNever;
+  const std::int64_t tiles208 = (few_waves || (many_waves_tiles && args.M > 192)) && args.M <= 208 ? 208 : kNever;
   if (shares_the_160_tail(args, sm_count)) return kSwapped160StreamK;
   const std::int64_t pairs = std::min({swapped, unswapped, swapped96});
   const std::int64_t twinned = std::min(tiles160, tiles224);
@@ -581,8 +573,7 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   // 279x5056x17216: 0.82 and 0.88x, whole tiles 0.63 and 0.61x); two of 144 only for the latter
   // (whole 144-token tiles beat the 160-token stream-K kernel on the catalogue MLPs). Five: stream-K
   // where whole tiles fill their last wave below 95 % (Llama-3 8B 94 %, Qwen2.5-7B 93 %: stream-K
-  // even or up to 4 % faster; Llama-3 70B 99.8 %: whole tiles 5-8 % faster). Never for a K loop
-  // shorter than 1024 (776x9472x384: stream-K 0.89x, whole tiles 1.03x).
+  // even or up to 4 % faster; Llama-3 70B 99.8 %: whole tiles 5-8 % faster).
   const auto stream_k_for = [&](std::int64_t token_tiles, bool once_the_weight_fills_the_sms) {
     const double fill = wave_fill(weight_tiles * token_tiles, sm_count);
     bool stream_k = false;
@@ -594,7 +585,7 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
     } else {
       stream_k = fill < kFiveTilesStreamKBelowWaveFill;
     }
-    return stream_k && args.w.K >= kTokenTilesStreamKMinK;
+    return stream_k;
   };
   // Whole tiles also need twice their CTAs to overflow one wave: else a tiling with more, smaller
   // token tiles runs them in the same wave and finishes sooner (random draws, 57fbe8b against
