@@ -205,9 +205,13 @@ constexpr std::int64_t kLongKModelMaxWeightTiles = 768;
 // the tiling that computes the fewest rows. A short K loop leaves each tile's fixed cost a large
 // share of its time, the cost the model prices and the rules do not: the cooperative 144- to
 // 224-token tiles lost to the pingpongs, whose epilogue overlaps a K loop, where they saved few rows.
-// H200, the kernels swept at 45 shapes of 149-798 tokens on 148-977 weight tiles with K 256-960
-// (bench/results/tuning/issue9/short-k-model/): the rules' kernel 0.988 of cuBLASLt + act·mul
-// (geometric mean; 16 below 0.95), the model's 1.027 (12).
+// H200 (bench/results/tuning/issue9/short-k-model/): at 45 shapes of 149-798 tokens on 148-977
+// weight tiles with K 256-960, kernels swept, the rules' kernel ran 0.988 of cuBLASLt + act·mul
+// (geometric mean; 16 below 0.95), the model's 1.027 (12). On 30 fresh draws where it changes the
+// kernel (the old one forced beside it) the call took 0.956x the time (0.78-1.14x), 0.994 -> 1.040
+// (below 0.95: 10 -> 7); slower by more than 3 % at four: two 208-token tiles at 390x41024x768 and
+// the pingpong for one 224-token tile at 197x14400x704 (1.14x each), 395x19072x640 and
+// 319x10176x768 (1.07x, 1.06x).
 constexpr std::int64_t kShortKAnyWeightModelMaxK = 1023;
 constexpr std::int64_t kShortKAnyWeightModelMaxTokens = 1024;
 constexpr double kCooperativeTileKSteps = 3072;
