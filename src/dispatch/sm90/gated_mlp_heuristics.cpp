@@ -208,10 +208,10 @@ constexpr std::int64_t kLongKModelMaxWeightTiles = 768;
 // H200 (bench/results/tuning/issue9/short-k-model/): at 45 shapes of 149-798 tokens on 148-977
 // weight tiles with K 256-960, kernels swept, the rules' kernel ran 0.988 of cuBLASLt + act·mul
 // (geometric mean; 16 below 0.95), the model's 1.027 (12). On 30 fresh draws where it changes the
-// kernel (the old one forced beside it) the call took 0.956x the time (0.78-1.14x), 0.994 -> 1.040
-// (below 0.95: 10 -> 7); slower by more than 3 % at four: two 208-token tiles at 390x41024x768 and
-// the pingpong for one 224-token tile at 197x14400x704 (1.14x each), 395x19072x640 and
-// 319x10176x768 (1.07x, 1.06x).
+// kernel (the old one forced beside it, two passes) the call took 0.959x the time (0.78-1.15x),
+// 0.998 -> 1.041 (below 0.95: 9 -> 7); slower by more than 3 % at six: two 208-token tiles at
+// 390x41024x768 (1.15x), three of 144 at 395x19072x640 (1.06x), and the pingpong for one or two
+// 224-, 160- or 144-token tiles with K of 704-832 (1.03-1.13x).
 constexpr std::int64_t kShortKAnyWeightModelMaxK = 1023;
 constexpr std::int64_t kShortKAnyWeightModelMaxTokens = 1024;
 constexpr double kCooperativeTileKSteps = 3072;
