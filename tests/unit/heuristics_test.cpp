@@ -571,6 +571,8 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {200, 9856, 384, "pingpong_128x128x64_c1x2"},              // K < 1024: the wave model's
       {281, 13888, 384, "pingpong_128x128x64_c1x2"},
       {161, 14848, 320, "swap_pingpong_128x96x64_c1x2"},
+      {395, 10688, 384, "pingpong_128x128x64_c1x2"},             // not three 144-token tiles
+      {390, 41024, 768, "pingpong_128x128x64_c1x2"},             // not two 208-token tiles
       // The GPU suite's token-tile cases (tests/gpu/gated_test.cpp).
       {141, 7168, 1024, "swap_coop_128x144x64_c2x1"},
       {149, 9472, 1024, "swap_coop_128x160x64_c2x1_streamk"},

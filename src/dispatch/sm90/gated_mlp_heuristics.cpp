@@ -140,6 +140,7 @@ struct ModeledKernel {
   double efficiency;
   double max_waves = 0;  // > 0: no candidate past this many waves of its tiles
   OneWaveRule one_wave_rule = OneWaveRule::kNone;
+  std::int64_t max_token_tiles = 0;  // > 0: no candidate past this many token tiles
 };
 constexpr double kStreamKEfficiency = 0.95;
 // The swapped 128x32 only within two waves of its tiles. Past them the model still priced it
@@ -214,6 +215,22 @@ constexpr std::int64_t kLongKModelMaxWeightTiles = 768;
 // 224-, 160- or 144-token tiles with K of 704-832 (1.03-1.13x).
 constexpr std::int64_t kShortKAnyWeightModelMaxK = 1023;
 constexpr std::int64_t kShortKAnyWeightModelMaxTokens = 1024;
+// There the 144-token tile only within two token tiles and the 208-token one within one, as the
+// rules take them: at 385-448 tokens the model's three 144-token or two 208-token tiles ran
+// 0.88-0.94 of cuBLASLt + act·mul at four shapes where the unswapped pingpong ran 0.91-1.02.
+constexpr ModeledKernel kShortKWideWeightKernels[] = {
+    {kSwapped144, 1.0, 0, OneWaveRule::kNone, 2},
+    {kSwapped160, 1.0},
+    {kSwapped176, 1.0},
+    {kSwapped208, 1.0, 0, OneWaveRule::kNone, 1},
+    {kSwapped224, 1.0, 0, OneWaveRule::kPreferredInOneWave},
+    {kSwappedPingpong1x2, 0.8},
+    {kSwappedPingpong96, 0.8},
+    {kPingpong1x2, 0.9, 0, OneWaveRule::kYieldsPastOneWave},
+    {kSwapped128StreamK, kStreamKEfficiency},
+    {kSwapped160StreamK, kStreamKEfficiency},
+    {kSwapped224StreamK, kStreamKEfficiency},
+    {kSwapped32, 0.8, 2}};
 constexpr double kCooperativeTileKSteps = 3072;
 constexpr double kPingpongTileKSteps = 2048;
 constexpr double kStreamKShareCost = 1.0;
@@ -274,7 +291,9 @@ Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count, 
   };
   const auto candidate = [&](const ModeledKernel& k) {
     const double tiles = static_cast<double>(output_tiles(k.config, args));
-    return k.max_waves <= 0 || tiles <= k.max_waves * static_cast<double>(sm_count);
+    const std::int64_t token_tile = k.config.swap_ab ? k.config.tile.n : k.config.tile.m;
+    return (k.max_waves <= 0 || tiles <= k.max_waves * static_cast<double>(sm_count)) &&
+           (k.max_token_tiles <= 0 || ceil_div(args.M, token_tile) <= k.max_token_tiles);
   };
   const auto cheapest = [&](auto&& admits) {
     const ModeledKernel* best = nullptr;
@@ -503,9 +522,8 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
                             weight_tiles <= kLongKModelMaxWeightTiles;
   const bool short_k_model = args.M >= kShortKModelMinTokens && args.M <= kShortKAnyWeightModelMaxTokens &&
                              args.w.K <= kShortKAnyWeightModelMaxK;
-  if (few_weight_tiles_model || long_k_model || short_k_model) {
-    return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
-  }
+  if (few_weight_tiles_model || long_k_model) return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
+  if (short_k_model) return cheapest_modeled(args, sm_count, kShortKWideWeightKernels);
   if (args.M > 256 && args.w.K >= kStreamKMinK &&
       wave_fill(weight_tiles * ceil_div(args.M, 128), sm_count) < kStreamKBelowWaveFill) {
     return kSwapped128StreamK;
