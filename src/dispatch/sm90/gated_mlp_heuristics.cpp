@@ -14,7 +14,8 @@
 //   449 <= M <= 4096 (129 <= M with K < 1792) with at most 127 packed-weight tiles of 128 rows,
 //              outside the delegation rule's shapes -> the kernel a wave model finds cheapest (below);
 //              the unswapped pingpong past one wave yields to 224-token tiles in one; the same
-//              model at 129-1024 tokens with K < 1024 on any weight
+//              model at 129-1024 tokens with K < 1024 on any weight (on wider ones at most two
+//              144-token tiles and one 208)
 //   M > 2048 with a packed weight of 2 GB or more (Llama-405B class)
 //              -> cooperative 128x256, cluster 1x2
 //   M <= 4096  -> the tiling that computes the fewest rows:
