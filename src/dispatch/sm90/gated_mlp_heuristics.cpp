@@ -141,7 +141,6 @@ struct ModeledKernel {
   double efficiency;
   double max_waves = 0;  // > 0: no candidate past this many waves of its tiles
   OneWaveRule one_wave_rule = OneWaveRule::kNone;
-  std::int64_t max_token_tiles = 0;  // > 0: no candidate past this many token tiles
 };
 constexpr double kStreamKEfficiency = 0.95;
 // The swapped 128x32 only within two waves of its tiles. Past them the model still priced it
@@ -216,22 +215,6 @@ constexpr std::int64_t kLongKModelMaxWeightTiles = 768;
 // 224-, 160- or 144-token tiles with K of 704-832 (1.03-1.13x).
 constexpr std::int64_t kShortKAnyWeightModelMaxK = 1023;
 constexpr std::int64_t kShortKAnyWeightModelMaxTokens = 1024;
-// There the 144-token tile only within two token tiles and the 208-token one within one, as the
-// rules take them: at 385-448 tokens the model's three 144-token or two 208-token tiles ran
-// 0.88-0.94 of cuBLASLt + act·mul at four shapes where the unswapped pingpong ran 0.91-1.02.
-constexpr ModeledKernel kShortKWideWeightKernels[] = {
-    {kSwapped144, 1.0, 0, OneWaveRule::kNone, 2},
-    {kSwapped160, 1.0},
-    {kSwapped176, 1.0},
-    {kSwapped208, 1.0, 0, OneWaveRule::kNone, 1},
-    {kSwapped224, 1.0, 0, OneWaveRule::kPreferredInOneWave},
-    {kSwappedPingpong1x2, 0.8},
-    {kSwappedPingpong96, 0.8},
-    {kPingpong1x2, 0.9, 0, OneWaveRule::kYieldsPastOneWave},
-    {kSwapped128StreamK, kStreamKEfficiency},
-    {kSwapped160StreamK, kStreamKEfficiency},
-    {kSwapped224StreamK, kStreamKEfficiency},
-    {kSwapped32, 0.8, 2}};
 constexpr double kCooperativeTileKSteps = 3072;
 constexpr double kPingpongTileKSteps = 2048;
 constexpr double kStreamKShareCost = 1.0;
@@ -285,16 +268,16 @@ StreamKMode stream_k_mode(const Configuration& c, const GatedMlpArgs& args, std:
              : StreamKMode::kHeuristic;
 }
 
-template <std::size_t kCount>
-Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count, const ModeledKernel (&kernels)[kCount]) {
+// Of `kernels`, those `allowed` admits are the candidates.
+template <std::size_t kCount, typename Allowed>
+Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count, const ModeledKernel (&kernels)[kCount],
+                               Allowed&& allowed) {
   const auto time = [&](const ModeledKernel& k) {
     return modeled_time(k, args, sm_count, stream_k_mode(k.config, args, sm_count));
   };
   const auto candidate = [&](const ModeledKernel& k) {
     const double tiles = static_cast<double>(output_tiles(k.config, args));
-    const std::int64_t token_tile = k.config.swap_ab ? k.config.tile.n : k.config.tile.m;
-    return (k.max_waves <= 0 || tiles <= k.max_waves * static_cast<double>(sm_count)) &&
-           (k.max_token_tiles <= 0 || ceil_div(args.M, token_tile) <= k.max_token_tiles);
+    return (k.max_waves <= 0 || tiles <= k.max_waves * static_cast<double>(sm_count)) && allowed(k.config);
   };
   const auto cheapest = [&](auto&& admits) {
     const ModeledKernel* best = nullptr;
@@ -308,7 +291,8 @@ Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count, 
     }
     return best;
   };
-  // Every table holds kernels without max_waves, so some kernel is always a candidate.
+  // Every table holds kernels without max_waves that every caller allows, so some kernel is
+  // always a candidate.
   const ModeledKernel* best = cheapest([](const ModeledKernel&) { return true; });
   if (best->one_wave_rule == OneWaveRule::kYieldsPastOneWave && output_tiles(best->config, args) > sm_count) {
     const ModeledKernel* one_wave = cheapest([&](const ModeledKernel& k) {
@@ -317,6 +301,11 @@ Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count, 
     if (one_wave) return one_wave->config;
   }
   return best->config;
+}
+
+template <std::size_t kCount>
+Configuration cheapest_modeled(const GatedMlpArgs& args, std::int64_t sm_count, const ModeledKernel (&kernels)[kCount]) {
+  return cheapest_modeled(args, sm_count, kernels, [](const Configuration&) { return true; });
 }
 
 constexpr std::int64_t kDelegationMinK = 2048;
@@ -524,7 +513,19 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   const bool short_k_model = args.M >= kShortKModelMinTokens && args.M <= kShortKAnyWeightModelMaxTokens &&
                              args.w.K <= kShortKAnyWeightModelMaxK;
   if (few_weight_tiles_model || long_k_model) return cheapest_modeled(args, sm_count, kFewWeightTileKernels);
-  if (short_k_model) return cheapest_modeled(args, sm_count, kShortKWideWeightKernels);
+  if (short_k_model) {
+    // On the wider weights the 144-token tile only within two token tiles and the 208-token one
+    // within one, as the rules below take them: at 385-448 tokens the model's three of 144 or two
+    // of 208 ran 0.88-0.94 of cuBLASLt + act·mul at four shapes where the unswapped pingpong ran
+    // 0.91-1.02 (not yet checked on fresh draws).
+    const auto as_the_rules_take_them = [&](const Configuration& c) {
+      const std::int64_t token_tiles = ceil_div(args.M, c.tile.n);
+      const bool tile144 = c.swap_ab && c.tile.n == 144;
+      const bool tile208 = c.swap_ab && c.tile.n == 208;
+      return !(tile144 && token_tiles > 2) && !(tile208 && token_tiles > 1);
+    };
+    return cheapest_modeled(args, sm_count, kFewWeightTileKernels, as_the_rules_take_them);
+  }
   if (args.M > 256 && args.w.K >= kStreamKMinK &&
       wave_fill(weight_tiles * ceil_div(args.M, 128), sm_count) < kStreamKBelowWaveFill) {
     return kSwapped128StreamK;
