@@ -519,10 +519,9 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
     // of 208 ran 0.88-0.94 of cuBLASLt + act·mul at four shapes where the unswapped pingpong ran
     // 0.91-1.02 (not yet checked on fresh draws).
     const auto as_the_rules_take_them = [&](const Configuration& c) {
-      const std::int64_t token_tiles = ceil_div(args.M, c.tile.n);
       const bool tile144 = c.swap_ab && c.tile.n == 144;
       const bool tile208 = c.swap_ab && c.tile.n == 208;
-      return !(tile144 && token_tiles > 2) && !(tile208 && token_tiles > 1);
+      return !(tile144 && ceil_div(args.M, 144) > 2) && !(tile208 && ceil_div(args.M, 208) > 1);
     };
     return cheapest_modeled(args, sm_count, kFewWeightTileKernels, as_the_rules_take_them);
   }
