@@ -121,6 +121,10 @@ std::vector<GatedCase> features() {
   // 129-144 tokens past 3.4 waves with K >= 8192: the 160-token stream-K kernel sharing its tail
   // past one wave (450 weight tiles, the last of four waves 41 % full).
   cases.push_back({131, 28800, 8192, DType::kBF16, kActivations[0], true});
+  // On an H100, 449-4096 tokens with K of 1792-5119 and a partial 128-row tile: the swapped 160- or
+  // 224-token tiles, whichever computes fewer rows, as dispatch picks them (an H200 keeps the rules).
+  cases.push_back({464, 8320, 1856, DType::kBF16, kActivations[3], true});
+  cases.push_back({836, 8640, 1984, DType::kBF16, kActivations[2], false});
   // Decode past one wave of swapped 128x32 tiles (148 weight tiles, K 2048): the stream-K twin as
   // dispatch picks it (one and two token tiles, a partial last one), whole tiles where the last wave
   // is half full (2N / 128 = 232).

@@ -679,6 +679,27 @@ bool cooperative_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const
   return weight_bytes >= kHbm3LongKMinWeightBytes && cooperative_rows <= kHbm3LongKMaxPaddedWeightRows * pingpong_rows;
 }
 
+// On an H100, 449-4096 tokens that leave a 128-row tile partial, with K of 1792-5119 on a weight of
+// 32 MiB or more: the swapped cooperative 160- or 224-token tiles (a 2x1 cluster along the weight),
+// whichever computes fewer rows, where the rules above pick a pingpong 128x128 1x2. At the ten such
+// shapes swept on an H100 (bench/results/tuning/issue9/hbm3-swapped-tiles/) the pingpong kernels ran
+// 0.856-0.967x cuBLASLt + act·mul and the tile this picks 0.884-1.034x; where 128-row tiles are
+// whole the pingpong stays ahead (2048x14336x4096: 1.050x against 0.961x on 160-token tiles).
+constexpr std::int64_t kHbm3SwappedTilesMinTokens = 449;
+constexpr std::int64_t kHbm3SwappedTilesMaxTokens = 4096;
+constexpr std::int64_t kHbm3SwappedTilesMinK = 1792;
+bool swapped_tiles_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
+  const bool pingpong128 = c.schedule == Schedule::kPingpong && c.tile.n == 128 &&
+                           c.decomposition == Decomposition::kDataParallel;
+  return pingpong128 && has_hbm3(caps) && args.M >= kHbm3SwappedTilesMinTokens &&
+         args.M <= kHbm3SwappedTilesMaxTokens && args.M % 128 != 0 && args.w.K >= kHbm3SwappedTilesMinK &&
+         args.w.K < kHbm3LongK && packed_weight_bytes(args) >= kHbm3LongKMinWeightBytes;
+}
+
+Configuration fewer_rows_of_160_or_224(std::int64_t tokens) {
+  return ceil_div(tokens, 160) * 160 <= ceil_div(tokens, 224) * 224 ? kSwapped160 : kSwapped224;
+}
+
 // CUTLASS's heuristic walks the tiles along the weight once the token tiles outnumber the weight's
 // clusters, so each row of token tiles reads the whole weight again. Where the token tiles are at
 // least twice the clusters (and there are 8 clusters or more, so the swizzle pads the grid little),
@@ -706,7 +727,9 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   };
   const Configuration by_shape = configuration_for(args, caps);
   const bool cooperative = cooperative_on_hbm3(by_shape, args, caps);
-  const Configuration chosen = cooperative ? kCooperative1x2 : by_shape;
+  const Configuration chosen = cooperative                                  ? kCooperative1x2
+                               : swapped_tiles_on_hbm3(by_shape, args, caps) ? fewer_rows_of_160_or_224(args.M)
+                                                                             : by_shape;
   Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
   whole_tiles.decomposition = Decomposition::kDataParallel;
   // The 160-token kernel's whole tiles took 1.03-1.06x the 144-token tile's time where
