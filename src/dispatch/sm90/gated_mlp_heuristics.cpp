@@ -679,25 +679,30 @@ bool cooperative_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const
   return weight_bytes >= kHbm3LongKMinWeightBytes && cooperative_rows <= kHbm3LongKMaxPaddedWeightRows * pingpong_rows;
 }
 
-// On an H100, 449-4096 tokens that leave a 128-row tile partial, with K of 1792-5119 on a weight of
+// On an H100, 449-4096 tokens that leave a 128-row tile partial, with K of 2048-5119 on a weight of
 // 32 MiB or more: the swapped cooperative 160- or 224-token tiles (a 2x1 cluster along the weight),
-// whichever computes fewer rows, where the rules above pick a pingpong 128x128 1x2. At the ten such
-// shapes swept on an H100 (bench/results/tuning/issue9/hbm3-swapped-tiles/) the pingpong kernels ran
-// 0.856-0.967x cuBLASLt + act·mul and the tile this picks 0.884-1.034x; where 128-row tiles are
-// whole the pingpong stays ahead (2048x14336x4096: 1.050x against 0.961x on 160-token tiles).
+// whichever computes fewer rows, where the rules above pick a pingpong 128x128 1x2 that computes as
+// many rows or more. PLACEHOLDER
 constexpr std::int64_t kHbm3SwappedTilesMinTokens = 449;
 constexpr std::int64_t kHbm3SwappedTilesMaxTokens = 4096;
-constexpr std::int64_t kHbm3SwappedTilesMinK = 1792;
-bool swapped_tiles_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
-  const bool pingpong128 = c.schedule == Schedule::kPingpong && c.tile.n == 128 &&
-                           c.decomposition == Decomposition::kDataParallel;
-  return pingpong128 && has_hbm3(caps) && args.M >= kHbm3SwappedTilesMinTokens &&
-         args.M <= kHbm3SwappedTilesMaxTokens && args.M % 128 != 0 && args.w.K >= kHbm3SwappedTilesMinK &&
-         args.w.K < kHbm3LongK && packed_weight_bytes(args) >= kHbm3LongKMinWeightBytes;
-}
+constexpr std::int64_t kHbm3SwappedTilesMinK = 2048;
 
 Configuration fewer_rows_of_160_or_224(std::int64_t tokens) {
   return ceil_div(tokens, 160) * 160 <= ceil_div(tokens, 224) * 224 ? kSwapped160 : kSwapped224;
+}
+
+bool swapped_tiles_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
+  const bool pingpong128 = c.schedule == Schedule::kPingpong && c.tile.n == 128 &&
+                           c.decomposition == Decomposition::kDataParallel;
+  if (!pingpong128 || !has_hbm3(caps) || args.M < kHbm3SwappedTilesMinTokens || args.M > kHbm3SwappedTilesMaxTokens ||
+      args.M % 128 == 0 || args.w.K < kHbm3SwappedTilesMinK || args.w.K >= kHbm3LongK ||
+      packed_weight_bytes(args) < kHbm3LongKMinWeightBytes) {
+    return false;
+  }
+  // The swapped pingpong pairs its 128-token tiles along the tokens.
+  const std::int64_t pingpong_step = c.swap_ab ? 256 : 128;
+  const Configuration swapped = fewer_rows_of_160_or_224(args.M);
+  return ceil_div(args.M, swapped.tile.n) * swapped.tile.n <= ceil_div(args.M, pingpong_step) * pingpong_step;
 }
 
 // CUTLASS's heuristic walks the tiles along the weight once the token tiles outnumber the weight's
