@@ -121,10 +121,10 @@ std::vector<GatedCase> features() {
   // 129-144 tokens past 3.4 waves with K >= 8192: the 160-token stream-K kernel sharing its tail
   // past one wave (450 weight tiles, the last of four waves 41 % full).
   cases.push_back({131, 28800, 8192, DType::kBF16, kActivations[0], true});
-  // On an H100, 449-4096 tokens with K of 2048-5119 and a partial 128-row tile: the swapped 160- or
+  // On an H100, 1025-4096 tokens with K of 2048-5119 and a partial 128-row tile: the swapped 160- or
   // 224-token tiles, whichever computes fewer rows, as dispatch picks them (an H200 keeps the rules).
-  cases.push_back({464, 8320, 2048, DType::kBF16, kActivations[3], true});
-  cases.push_back({836, 8640, 2112, DType::kBF16, kActivations[2], false});
+  cases.push_back({1100, 8320, 2048, DType::kBF16, kActivations[3], true});
+  cases.push_back({1300, 8320, 2112, DType::kBF16, kActivations[2], false});
   // Decode past one wave of swapped 128x32 tiles (148 weight tiles, K 2048): the stream-K twin as
   // dispatch picks it (one and two token tiles, a partial last one), whole tiles where the last wave
   // is half full (2N / 128 = 232).
@@ -226,16 +226,15 @@ TEST_F(GatedBehavior, TwoRunsAreBitwiseEqual) {
 // With a workspace the kernel reads a zero-padded copy of x; without one, x in place (its last
 // token tile's TMA boxes then run past x's last row). Same kernel, same valid rows: bitwise equal.
 TEST_F(GatedBehavior, PaddedAndInPlaceTokenReadsAgree) {
-  // Dispatch pads x at 460 tokens of the 8320-row weight (the 128-token pair, on an H100 too with
-  // K under 2048) and 336 of the 10688-row one (the 96-token pair); 581 x 320 x 320 is too small a
-  // call to pay for the copy,
+  // Dispatch pads x at 460 tokens of the 8320-row weight (the 128-token pair) and 336 of the
+  // 10688-row one (the 96-token pair); 581 x 320 x 320 is too small a call to pay for the copy,
   // 380 tokens fill their last 96-token tile but for 4 rows, and 96 tokens of the 14336-row weight
   // fill one 96-token tile. None of these is delegated.
   const struct {
     std::int64_t M, N, K;
     bool padded;
   } cases[] = {{13, 4096, 4096, false}, {581, 320, 320, false}, {96, 14336, 4096, false},
-               {460, 8320, 1728, true}, {336, 10688, 3392, true}, {380, 8320, 2048, false}};
+               {460, 8320, 2048, true}, {336, 10688, 3392, true}, {380, 8320, 2048, false}};
   for (const auto& [M, N, K, padded] : cases) {
     GatedCase c{M, N, K, DType::kBF16, GatedActivation::kSwiGLU, true};
     GatedProblem p(c, case_seed(c.name()));

@@ -683,7 +683,6 @@ bool cooperative_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const
 // 32 MiB or more: the swapped cooperative 160- or 224-token tiles (a 2x1 cluster along the weight),
 // whichever computes fewer rows, where the rules above pick a pingpong 128x128 1x2 that computes as
 // many rows or more. PLACEHOLDER
-constexpr std::int64_t kHbm3SwappedTilesMinTokens = 449;
 constexpr std::int64_t kHbm3SwappedTilesMaxTokens = 4096;
 constexpr std::int64_t kHbm3SwappedTilesMinK = 2048;
 
@@ -694,7 +693,7 @@ Configuration fewer_rows_of_160_or_224(std::int64_t tokens) {
 bool swapped_tiles_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
   const bool pingpong128 = c.schedule == Schedule::kPingpong && c.tile.n == 128 &&
                            c.decomposition == Decomposition::kDataParallel;
-  if (!pingpong128 || !has_hbm3(caps) || args.M < kHbm3SwappedTilesMinTokens || args.M > kHbm3SwappedTilesMaxTokens ||
+  if (!pingpong128 || !has_hbm3(caps) || args.M < kHbm3LongKMinTokens || args.M > kHbm3SwappedTilesMaxTokens ||
       args.M % 128 == 0 || args.w.K < kHbm3SwappedTilesMinK || args.w.K >= kHbm3LongK ||
       packed_weight_bytes(args) < kHbm3LongKMinWeightBytes) {
     return false;
