@@ -941,6 +941,33 @@ TEST(GatedMlpHeuristics, LongKOnAnH100TakesTheCooperative128x256) {
   EXPECT_EQ(knobs(gated(16329, 14784, 19904), hopper()), pingpong) << "an H200";
 }
 
+// An H100 runs 1025-4096 tokens with K of 2048-5119 that leave a 128-row tile partial on the
+// swapped cooperative 160- or 224-token tiles, whichever computes fewer rows, where the other rules
+// pick a pingpong 128x128 that computes as many rows or more; an H200 keeps the pingpong.
+TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheSwapped160Or224) {
+  DeviceCaps h100 = hopper();
+  h100.dram_gbps = 3352;
+  const auto on = [](const GatedMlpArgs& a, const DeviceCaps& caps) {
+    KernelChoice choice;
+    const Status s = select(a, caps, kernel_table(), &choice);
+    return s.ok() ? name(choice.key) : s.to_string();
+  };
+  const std::string swapped160 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1";
+  const std::string swapped224 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1";
+  const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
+  const std::string swapped_pingpong = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
+  EXPECT_EQ(on(gated(1100, 8320, 2048), h100), swapped160) << "1120 rows against 1152";
+  EXPECT_EQ(on(gated(1100, 8320, 2048), hopper()), pingpong);
+  EXPECT_EQ(on(gated(1300, 8320, 2112), h100), swapped224) << "1344 rows against 1408";
+  EXPECT_EQ(on(gated(1949, 50240, 3584), h100), swapped224);
+  EXPECT_EQ(on(gated(2376, 20288, 5056), h100), swapped160) << "K under 5120";
+  EXPECT_EQ(on(gated(1025, 17920, 5120), h100), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2") << "K 5120";
+  EXPECT_EQ(on(gated(944, 8192, 3072), h100), swapped_pingpong) << "1024 tokens or fewer";
+  EXPECT_EQ(on(gated(2048, 14336, 4096), h100), swapped_pingpong) << "whole 128-row tiles";
+  EXPECT_EQ(on(gated(1500, 8192, 2048), h100), swapped_pingpong) << "1568 rows of 224 against 1536";
+  EXPECT_EQ(on(gated(1144, 15424, 1792), h100), pingpong) << "K under 2048";
+}
+
 // More than 4096 tokens: the wave model for narrow weights with K >= 32768, and the swapped pingpong
 // where the unswapped one's 1x2 cluster pads an odd count of weight tiles by 4 % or more.
 TEST(GatedMlpHeuristics, ManyTokensPadTheFewestTilesAndModelLongNarrowWeights) {

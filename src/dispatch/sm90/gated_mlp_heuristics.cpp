@@ -44,7 +44,9 @@
 //                 (many_tokens_configuration)
 // On an H100 (HBM3), more than 1024 tokens with K >= 5120: the cooperative 128x256 1x2 wherever
 // the above picks a pingpong 128x128, on weights of 32 MiB or more that it pads little, walking
-// along the tokens where their tiles outnumber the weight's clusters twice (cooperative_on_hbm3).
+// along the tokens where their tiles outnumber the weight's clusters twice (cooperative_on_hbm3);
+// with K of 2048-5119 and a partial 128-row tile up to 4096 tokens, the swapped cooperative 160- or
+// 224-token tiles where they compute no more rows than that pingpong (swapped_tiles_on_hbm3).
 // Stream-K: the swapped 128x32 (M <= 256) below half a wave at K >= 8192, and past one wave where
 // the last is below half full, the waves below 85 % full and K >= 2048 (whole_or_stream_k); a
 // swapped cooperative 128x128 (M > 256) stream-K kernel where whole tiles would fill their last
@@ -679,10 +681,15 @@ bool cooperative_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const
   return weight_bytes >= kHbm3LongKMinWeightBytes && cooperative_rows <= kHbm3LongKMaxPaddedWeightRows * pingpong_rows;
 }
 
-// On an H100, 449-4096 tokens that leave a 128-row tile partial, with K of 2048-5119 on a weight of
-// 32 MiB or more: the swapped cooperative 160- or 224-token tiles (a 2x1 cluster along the weight),
-// whichever computes fewer rows, where the rules above pick a pingpong 128x128 1x2 that computes as
-// many rows or more. PLACEHOLDER
+// On an H100, 1025-4096 tokens that leave a 128-row tile partial, with K of 2048-5119 on a weight
+// of 32 MiB or more: the swapped cooperative 160- or 224-token tiles (a 2x1 cluster along the
+// weight), whichever computes fewer rows, where the rules above pick a pingpong 128x128 1x2 that
+// computes as many rows or more. On 18 random draws of two fresh seeds that this changes (H100,
+// bench/results/tuning/issue9/hbm3-swapped-tiles/) they took 0.952x the pingpong's time (0.874-1.026x)
+// and 11 of the 18 below 0.95x cuBLASLt + act·mul became 4. The form was fitted on those draws:
+// tiles that compute more rows than the pingpong's took up to 1.18x its time, K under 2048 up to
+// 1.17x, and 449-1024 tokens 1.01-1.16x at 6 of 6 draws of the second seed; whole 128-row tiles keep
+// the pingpong (2048x14336x4096: 1.050x cuBLASLt + act·mul against 0.961x on 160-token tiles).
 constexpr std::int64_t kHbm3SwappedTilesMaxTokens = 4096;
 constexpr std::int64_t kHbm3SwappedTilesMinK = 2048;
 
