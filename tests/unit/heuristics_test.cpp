@@ -38,6 +38,13 @@ std::string chosen(const Args& a, const std::vector<KernelKey>& candidates = ker
   return s.ok() ? name(choice.key) : s.to_string();
 }
 
+template <class Args>
+std::string chosen_on(const DeviceCaps& caps, const Args& a) {
+  KernelChoice choice;
+  const Status s = select(a, caps, kernel_table(), &choice);
+  return s.ok() ? name(choice.key) : s.to_string();
+}
+
 // The choice with its launch knobs, as to_string prints it (a stream-K mode, splits).
 template <class Args>
 std::string launched(const Args& a) {
@@ -257,11 +264,6 @@ TEST(GemmHeuristics, DecodeKernelsByWaves) {
   h100.dram_gbps = 3352;
   DeviceCaps unknown = hopper();
   unknown.dram_gbps = 0;
-  auto chosen_on = [](const DeviceCaps& caps, const GemmArgs& a) {
-    KernelChoice choice;
-    const Status s = select(a, caps, kernel_table(), &choice);
-    return s.ok() ? name(choice.key) : s.to_string();
-  };
   EXPECT_EQ(chosen_on(h100, shape(9, 4096, 4096)), swapped32) << "256 blocks, rows of 4096";
   EXPECT_EQ(chosen_on(h100, shape(16, 3088, 4096)), swapped32) << "193 blocks";
   EXPECT_EQ(chosen_on(h100, shape(16, 3072, 4096)), decode16) << "192 blocks";
@@ -900,30 +902,25 @@ TEST(GatedMlpHeuristics, LongKOnAnH100TakesTheCooperative128x256) {
   h100.dram_gbps = 3352;
   DeviceCaps unknown = hopper();
   unknown.dram_gbps = 0;
-  const auto on = [](const GatedMlpArgs& a, const DeviceCaps& caps) {
-    KernelChoice choice;
-    const Status s = select(a, caps, kernel_table(), &choice);
-    return s.ok() ? name(choice.key) : s.to_string();
-  };
   const std::string cooperative = "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2";
   const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
   const std::string swapped_pingpong = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
-  EXPECT_EQ(on(gated(3153, 12992, 28544), hopper()), pingpong);
-  EXPECT_EQ(on(gated(3153, 12992, 28544), unknown), pingpong);
-  EXPECT_EQ(on(gated(3153, 12992, 28544), h100), cooperative);
-  EXPECT_EQ(on(gated(4096, 28672, 8192), hopper()), swapped_pingpong);
-  EXPECT_EQ(on(gated(4096, 28672, 8192), h100), cooperative);
-  EXPECT_EQ(on(gated(16384, 28672, 8192), h100), cooperative);
-  EXPECT_EQ(on(gated(1025, 17920, 5120), h100), cooperative);
-  EXPECT_EQ(on(gated(1024, 17920, 5120), h100), swapped_pingpong) << "1024 tokens";
-  EXPECT_EQ(on(gated(8192, 14336, 5056), h100), pingpong) << "K under 5120";
-  EXPECT_EQ(on(gated(16384, 14336, 4096), h100), pingpong) << "Llama-3 8B";
-  EXPECT_EQ(on(gated(2500, 5120, 5120), h100), "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1")
+  EXPECT_EQ(chosen_on(hopper(), gated(3153, 12992, 28544)), pingpong);
+  EXPECT_EQ(chosen_on(unknown, gated(3153, 12992, 28544)), pingpong);
+  EXPECT_EQ(chosen_on(h100, gated(3153, 12992, 28544)), cooperative);
+  EXPECT_EQ(chosen_on(hopper(), gated(4096, 28672, 8192)), swapped_pingpong);
+  EXPECT_EQ(chosen_on(h100, gated(4096, 28672, 8192)), cooperative);
+  EXPECT_EQ(chosen_on(h100, gated(16384, 28672, 8192)), cooperative);
+  EXPECT_EQ(chosen_on(h100, gated(1025, 17920, 5120)), cooperative);
+  EXPECT_EQ(chosen_on(h100, gated(1024, 17920, 5120)), swapped_pingpong) << "1024 tokens";
+  EXPECT_EQ(chosen_on(h100, gated(8192, 14336, 5056)), pingpong) << "K under 5120";
+  EXPECT_EQ(chosen_on(h100, gated(16384, 14336, 4096)), pingpong) << "Llama-3 8B";
+  EXPECT_EQ(chosen_on(h100, gated(2500, 5120, 5120)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1")
       << "only the pingpong picks change";
-  EXPECT_EQ(on(gated(8000, 640, 12288), h100), pingpong) << "a weight under 32 MiB";
-  EXPECT_EQ(on(gated(8000, 704, 12288), h100), cooperative) << "33 MiB";
-  EXPECT_EQ(on(gated(8000, 384, 30720), h100), pingpong) << "1024 rows of 512-row clusters against 768";
-  EXPECT_EQ(on(gated(4703, 1088, 11520), h100), cooperative) << "2560 rows against 2304";
+  EXPECT_EQ(chosen_on(h100, gated(8000, 640, 12288)), pingpong) << "a weight under 32 MiB";
+  EXPECT_EQ(chosen_on(h100, gated(8000, 704, 12288)), cooperative) << "33 MiB";
+  EXPECT_EQ(chosen_on(h100, gated(8000, 384, 30720)), pingpong) << "1024 rows of 512-row clusters against 768";
+  EXPECT_EQ(chosen_on(h100, gated(4703, 1088, 11520)), cooperative) << "2560 rows against 2304";
   // Along the tokens in groups of 4 clusters where their tiles outnumber the weight's clusters twice.
   const auto knobs = [](const GatedMlpArgs& a, const DeviceCaps& caps) {
     KernelChoice choice;
@@ -947,25 +944,20 @@ TEST(GatedMlpHeuristics, LongKOnAnH100TakesTheCooperative128x256) {
 TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheSwapped160Or224) {
   DeviceCaps h100 = hopper();
   h100.dram_gbps = 3352;
-  const auto on = [](const GatedMlpArgs& a, const DeviceCaps& caps) {
-    KernelChoice choice;
-    const Status s = select(a, caps, kernel_table(), &choice);
-    return s.ok() ? name(choice.key) : s.to_string();
-  };
   const std::string swapped160 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1";
   const std::string swapped224 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1";
   const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
   const std::string swapped_pingpong = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
-  EXPECT_EQ(on(gated(1100, 8320, 2048), h100), swapped160) << "1120 rows against 1152";
-  EXPECT_EQ(on(gated(1100, 8320, 2048), hopper()), pingpong);
-  EXPECT_EQ(on(gated(1300, 8320, 2112), h100), swapped224) << "1344 rows against 1408";
-  EXPECT_EQ(on(gated(1949, 50240, 3584), h100), swapped224);
-  EXPECT_EQ(on(gated(2376, 20288, 5056), h100), swapped160) << "K under 5120";
-  EXPECT_EQ(on(gated(1025, 17920, 5120), h100), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2") << "K 5120";
-  EXPECT_EQ(on(gated(944, 8192, 3072), h100), swapped_pingpong) << "1024 tokens or fewer";
-  EXPECT_EQ(on(gated(2048, 14336, 4096), h100), swapped_pingpong) << "whole 128-row tiles";
-  EXPECT_EQ(on(gated(1500, 8192, 2048), h100), swapped_pingpong) << "1568 rows of 224 against 1536";
-  EXPECT_EQ(on(gated(1144, 15424, 1792), h100), pingpong) << "K under 2048";
+  EXPECT_EQ(chosen_on(h100, gated(1100, 8320, 2048)), swapped160) << "1120 rows against 1152";
+  EXPECT_EQ(chosen_on(hopper(), gated(1100, 8320, 2048)), pingpong);
+  EXPECT_EQ(chosen_on(h100, gated(1300, 8320, 2112)), swapped224) << "1344 rows against 1408";
+  EXPECT_EQ(chosen_on(h100, gated(1949, 50240, 3584)), swapped224);
+  EXPECT_EQ(chosen_on(h100, gated(2376, 20288, 5056)), swapped160) << "K under 5120";
+  EXPECT_EQ(chosen_on(h100, gated(1025, 17920, 5120)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2") << "K 5120";
+  EXPECT_EQ(chosen_on(h100, gated(944, 8192, 3072)), swapped_pingpong) << "1024 tokens or fewer";
+  EXPECT_EQ(chosen_on(h100, gated(2048, 14336, 4096)), swapped_pingpong) << "whole 128-row tiles";
+  EXPECT_EQ(chosen_on(h100, gated(1500, 8192, 2048)), swapped_pingpong) << "1568 rows of 224 against 1536";
+  EXPECT_EQ(chosen_on(h100, gated(1144, 15424, 1792)), pingpong) << "K under 2048";
 }
 
 // More than 4096 tokens: the wave model for narrow weights with K >= 32768, and the swapped pingpong
