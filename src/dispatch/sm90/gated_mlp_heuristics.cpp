@@ -672,10 +672,10 @@ constexpr double kHbm3LongKMaxPaddedWeightRows = 1.15;
 // 0.75x and 0.86x on the cooperative kernel, 1.07x and 1.02x on the pingpong), nor where its
 // 512-row clusters pad the weight's rows 15 % more than the pingpong's 256 (8900x320x37824, 48 MB:
 // 0.40x against 0.53x).
-bool cooperative_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
+bool cooperative_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps, std::int64_t min_k) {
   const bool pingpong128 = c.schedule == Schedule::kPingpong && c.tile.n == 128 &&
                            c.decomposition == Decomposition::kDataParallel;
-  if (!pingpong128 || !has_hbm3(caps) || args.M < kHbm3LongKMinTokens || args.w.K < kHbm3LongK) return false;
+  if (!pingpong128 || !has_hbm3(caps) || args.M < kHbm3LongKMinTokens || args.w.K < min_k) return false;
   const double weight_bytes = packed_weight_bytes(args);
   const double cooperative_rows = static_cast<double>(padded_rows(2 * args.w.N, 256, 2));
   const double pingpong_rows = static_cast<double>(padded_rows(2 * args.w.N, 128, 2));
@@ -738,10 +738,13 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
     return nullptr;
   };
   const Configuration by_shape = configuration_for(args, caps);
-  const bool cooperative = cooperative_on_hbm3(by_shape, args, caps);
-  const Configuration chosen = cooperative                                  ? kCooperative1x2
-                               : swapped_tiles_on_hbm3(by_shape, args, caps) ? fewer_rows_of_160_or_224(args.M)
-                                                                             : by_shape;
+  const bool cooperative = cooperative_on_hbm3(by_shape, args, caps, kHbm3LongK);
+  const bool swapped_tiles = !cooperative && swapped_tiles_on_hbm3(by_shape, args, caps);
+  const bool cooperative_mid_k = !cooperative && !swapped_tiles && args.M <= kHbm3SwappedTilesMaxTokens &&
+                                 cooperative_on_hbm3(by_shape, args, caps, kHbm3SwappedTilesMinK);
+  const Configuration chosen = cooperative || cooperative_mid_k ? kCooperative1x2
+                               : swapped_tiles                  ? fewer_rows_of_160_or_224(args.M)
+                                                                : by_shape;
   Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
   whole_tiles.decomposition = Decomposition::kDataParallel;
   // The 160-token kernel's whole tiles took 1.03-1.06x the 144-token tile's time where
