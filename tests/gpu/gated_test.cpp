@@ -125,9 +125,9 @@ std::vector<GatedCase> features() {
   // 224-token tiles, whichever computes fewer rows, as dispatch picks them (an H200 keeps the rules).
   cases.push_back({1100, 8320, 2048, DType::kBF16, kActivations[3], true});
   cases.push_back({1300, 8320, 2112, DType::kBF16, kActivations[2], false});
-  // On an H100, the same tokens and K where that pingpong stays (whole 128-row tiles; 224-token tiles
-  // that would compute more rows): the cooperative 128x256 1x2, as dispatch picks it.
-  cases.push_back({1152, 8320, 2048, DType::kBF16, kActivations[0], true});
+  // On an H100, up to 2304 tokens where that pingpong stays (the swapped tiles would compute more
+  // rows): the cooperative 128x256 1x2, as dispatch picks it.
+  cases.push_back({1400, 8320, 2048, DType::kBF16, kActivations[0], true});
   cases.push_back({1500, 8320, 2112, DType::kBF16, kActivations[1], false});
   // Decode past one wave of swapped 128x32 tiles (148 weight tiles, K 2048): the stream-K twin as
   // dispatch picks it (one and two token tiles, a partial last one), whole tiles where the last wave

@@ -956,8 +956,26 @@ TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheSwapped160Or224) {
   EXPECT_EQ(chosen_on(h100, gated(1025, 17920, 5120)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2") << "K 5120";
   EXPECT_EQ(chosen_on(h100, gated(944, 8192, 3072)), swapped_pingpong) << "1024 tokens or fewer";
   EXPECT_EQ(chosen_on(h100, gated(2048, 14336, 4096)), swapped_pingpong) << "whole 128-row tiles";
-  EXPECT_EQ(chosen_on(h100, gated(1500, 8192, 2048)), swapped_pingpong) << "1568 rows of 224 against 1536";
   EXPECT_EQ(chosen_on(h100, gated(1144, 15424, 1792)), pingpong) << "K under 2048";
+}
+
+// Up to 2304 tokens, where the swapped tiles would compute more rows than that pingpong, an H100
+// runs the cooperative 128x256 1x2 instead; an H200 keeps the pingpong.
+TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheCooperative128x256WhereThePingpongStays) {
+  DeviceCaps h100 = hopper();
+  h100.dram_gbps = 3352;
+  const std::string cooperative = "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2";
+  const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
+  const std::string swapped_pingpong = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
+  EXPECT_EQ(chosen_on(h100, gated(1500, 8192, 2048)), cooperative) << "1568 rows of 224 against 1536";
+  EXPECT_EQ(chosen_on(hopper(), gated(1500, 8192, 2048)), swapped_pingpong);
+  EXPECT_EQ(chosen_on(h100, gated(1400, 8320, 2048)), cooperative) << "1440 rows of 160 against 1408";
+  EXPECT_EQ(chosen_on(h100, gated(2298, 5888, 4416)), cooperative);
+  EXPECT_EQ(chosen_on(h100, gated(2305, 8384, 3392)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1")
+      << "the swapped tiles first";
+  EXPECT_EQ(chosen_on(h100, gated(2940, 17728, 2816)), pingpong) << "past 2304 tokens";
+  EXPECT_EQ(chosen_on(h100, gated(2048, 14336, 4096)), swapped_pingpong) << "whole 128-row tiles";
+  EXPECT_EQ(chosen_on(h100, gated(1150, 15040, 1984)), pingpong) << "K under 2048";
 }
 
 // More than 4096 tokens: the wave model for narrow weights with K >= 32768, and the swapped pingpong

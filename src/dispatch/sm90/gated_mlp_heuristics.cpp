@@ -657,8 +657,9 @@ constexpr std::int64_t kHbm3LongKMinTokens = 1025;
 constexpr double kHbm3LongKMinWeightBytes = 32.0 * 1024 * 1024;
 constexpr double kHbm3LongKMaxPaddedWeightRows = 1.15;
 
-// On an H100 (HBM3), calls of more than 1024 tokens with K >= 5120 run on the cooperative 128x256
-// 1x2 where the rules above pick a pingpong 128x128 1x2. The GPU runs at its power limit there,
+// On an H100 (HBM3), calls of more than 1024 tokens with K >= min_k (5120 here; 2048 for
+// cooperative_mid_k_on_hbm3 below) run on the cooperative 128x256 1x2 where the rules above pick a
+// pingpong 128x128 1x2. The GPU runs at its power limit there,
 // and the pingpong kernel moves far more bytes through DRAM: at 3153x12992x28544 it read 30.9 GB
 // for 1.66 GB of operands (ncu, L2 hit rate 33 %), 432 TFLOP/s where cuBLASLt ran 755. At the 19
 // swept shapes this rule changes (bench/results/tuning/issue9/hbm3-long-k/) the pingpong kernels
@@ -712,6 +713,22 @@ bool swapped_tiles_on_hbm3(const Configuration& c, const GatedMlpArgs& args, con
   return ceil_div(args.M, swapped.tile.n) * swapped.tile.n <= ceil_div(args.M, pingpong_step) * pingpong_step;
 }
 
+// On an H100, 1025-2304 tokens with K of 2048-5119 that leave a 128-row tile partial, on a weight of
+// 32 MiB or more, where the pingpong 128x128 1x2 stays (swapped_tiles_on_hbm3 declined: the swapped
+// tiles would compute more rows): the cooperative 128x256 1x2, at its default raster. H100,
+// bench/results/tuning/issue9/hbm3-cooperative-mid-k/: where the pingpong stayed, the cooperative
+// kernel took 0.929x its time at the 23 calls of this class measured (0.84-1.08x; 13 fresh draws of
+// two seeds and Llama-3.2 1B/3B, Llama-3 8B, Qwen2.5-7B and Gemma-2 9B at 1500 and 1504 tokens),
+// 0.928 -> 0.999 of cuBLASLt + act·mul. Past 2304 tokens it took 0.84-1.12x, slower at 10 of 21
+// draws; on whole 128-row tiles (2048, 3072, 4096 tokens of those five MLPs) 0.95-1.13x, slower at
+// 9 of 15 (2048x14336x4096 1.10x).
+constexpr std::int64_t kHbm3CooperativeMidKMaxTokens = 2304;
+
+bool cooperative_mid_k_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
+  return args.M <= kHbm3CooperativeMidKMaxTokens && args.M % 128 != 0 &&
+         cooperative_on_hbm3(c, args, caps, kHbm3SwappedTilesMinK);
+}
+
 // CUTLASS's heuristic walks the tiles along the weight once the token tiles outnumber the weight's
 // clusters, so each row of token tiles reads the whole weight again. Where the token tiles are at
 // least twice the clusters (and there are 8 clusters or more, so the swizzle pads the grid little),
@@ -740,8 +757,7 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   const Configuration by_shape = configuration_for(args, caps);
   const bool cooperative = cooperative_on_hbm3(by_shape, args, caps, kHbm3LongK);
   const bool swapped_tiles = !cooperative && swapped_tiles_on_hbm3(by_shape, args, caps);
-  const bool cooperative_mid_k = !cooperative && !swapped_tiles && args.M <= kHbm3SwappedTilesMaxTokens &&
-                                 cooperative_on_hbm3(by_shape, args, caps, kHbm3SwappedTilesMinK);
+  const bool cooperative_mid_k = !cooperative && !swapped_tiles && cooperative_mid_k_on_hbm3(by_shape, args, caps);
   const Configuration chosen = cooperative || cooperative_mid_k ? kCooperative1x2
                                : swapped_tiles                  ? fewer_rows_of_160_or_224(args.M)
                                                                 : by_shape;
