@@ -46,7 +46,9 @@
 // the above picks a pingpong 128x128, on weights of 32 MiB or more that it pads little, walking
 // along the tokens where their tiles outnumber the weight's clusters twice (cooperative_on_hbm3);
 // with K of 2048-5119 and a partial 128-row tile up to 4096 tokens, the swapped cooperative 160- or
-// 224-token tiles where they compute no more rows than that pingpong (swapped_tiles_on_hbm3).
+// 224-token tiles where they compute no more rows than that pingpong (swapped_tiles_on_hbm3), and
+// where they would compute more, up to 2304 tokens, the cooperative 128x256 1x2
+// (cooperative_mid_k_on_hbm3).
 // Stream-K: the swapped 128x32 (M <= 256) below half a wave at K >= 8192, and past one wave where
 // the last is below half full, the waves below 85 % full and K >= 2048 (whole_or_stream_k); a
 // swapped cooperative 128x128 (M > 256) stream-K kernel where whole tiles would fill their last
@@ -688,7 +690,8 @@ bool cooperative_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const
 // weight), whichever computes fewer rows, where the rules above pick a pingpong 128x128 1x2 that
 // computes as many rows or more. On 18 random draws of two fresh seeds that this changes (H100,
 // bench/results/tuning/issue9/hbm3-swapped-tiles/) they took 0.952x the pingpong's time (0.874-1.026x)
-// and 11 of the 18 below 0.95x cuBLASLt + act·mul became 4. The form was fitted on those draws:
+// and 11 of the 18 below 0.95x cuBLASLt + act·mul became 4; on 20 fresh draws 0.974x (0.88-1.07x),
+// 0.947 -> 0.973, below 0.95 at 10 -> 7. The form was fitted on the first 18:
 // tiles that compute more rows than the pingpong's took up to 1.18x its time, K under 2048 up to
 // 1.17x, and 449-1024 tokens 1.01-1.16x at 6 of 6 draws of the second seed; whole 128-row tiles keep
 // the pingpong (2048x14336x4096: 1.050x cuBLASLt + act·mul against 0.961x on 160-token tiles).
@@ -716,12 +719,13 @@ bool swapped_tiles_on_hbm3(const Configuration& c, const GatedMlpArgs& args, con
 // On an H100, 1025-2304 tokens with K of 2048-5119 that leave a 128-row tile partial, on a weight of
 // 32 MiB or more, where the pingpong 128x128 1x2 stays (swapped_tiles_on_hbm3 declined: the swapped
 // tiles would compute more rows): the cooperative 128x256 1x2, at its default raster. H100,
-// bench/results/tuning/issue9/hbm3-cooperative-mid-k/: where the pingpong stayed, the cooperative
-// kernel took 0.929x its time at the 23 calls of this class measured (0.84-1.08x; 13 fresh draws of
-// two seeds and Llama-3.2 1B/3B, Llama-3 8B, Qwen2.5-7B and Gemma-2 9B at 1500 and 1504 tokens),
-// 0.928 -> 0.999 of cuBLASLt + act·mul. Past 2304 tokens it took 0.84-1.12x, slower at 10 of 21
-// draws; on whole 128-row tiles (2048, 3072, 4096 tokens of those five MLPs) 0.95-1.13x, slower at
-// 9 of 15 (2048x14336x4096 1.10x).
+// bench/results/tuning/issue9/hbm3-cooperative-mid-k/, the pingpong forced beside it: fitted on 23
+// calls (13 draws of two seeds; Llama-3.2 1B/3B, Llama-3 8B, Qwen2.5-7B and Gemma-2 9B at 1500 and
+// 1504 tokens), 0.929x the pingpong's time (0.84-1.07x); on 22 fresh draws 0.926x (0.81-1.08x),
+// 0.951 -> 1.026 of cuBLASLt + act·mul, below 0.95 at 9 -> 1. Past 2304 tokens it took 0.85-1.12x
+// (0.994x, slower by more than 3 % at 7 of 21); on whole 128-row tiles 0.95-1.13x (1.037x, slower
+// by more than 3 % at 9 of 16; 2048x14336x4096 1.10x); at 449-1024 tokens 1.04-1.08x (geometric means
+// of three sets of 20 calls).
 constexpr std::int64_t kHbm3CooperativeMidKMaxTokens = 2304;
 
 bool cooperative_mid_k_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {

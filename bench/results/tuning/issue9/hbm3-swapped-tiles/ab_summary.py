@@ -34,3 +34,4 @@ def stats(picks, files, label):
 stats('ab-8b96861/picks-before-hbm3.txt', ['ab-8b96861/ab-hbm3-pass1.json', 'ab-8b96861/ab-hbm3-pass2.json'], 'run93 draws (seed 202611286)')
 stats('ab-3fbf08d/picks-before-hbm3-fresh2.txt', ['ab-3fbf08d/ab-hbm3-fresh2.json'], 'run94 draws (seed 202611287)')
 stats('ab-8b96861/picks-before-hbm3-catalogue.txt', ['ab-8b96861/ab-hbm3-catalogue.json'], 'catalogue')
+stats('ab-ec542b3-fresh/picks-before-hbm3-fresh3.txt', ['ab-ec542b3-fresh/ab-hbm3-fresh3.json'], 'run96 draws (seed 202611288, fresh)')
