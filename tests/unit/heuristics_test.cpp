@@ -971,8 +971,8 @@ TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheCooperative128x256Where
   EXPECT_EQ(chosen_on(hopper(), gated(1500, 8192, 2048)), swapped_pingpong);
   EXPECT_EQ(chosen_on(h100, gated(1400, 8320, 2048)), cooperative) << "1440 rows of 160 against 1408";
   EXPECT_EQ(chosen_on(h100, gated(2298, 5888, 4416)), cooperative);
-  EXPECT_EQ(chosen_on(h100, gated(2305, 8384, 3392)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1")
-      << "the swapped tiles first";
+  EXPECT_EQ(chosen_on(h100, gated(1831, 29632, 2112)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1")
+      << "1920 rows of 160 against 1920: the swapped tiles";
   EXPECT_EQ(chosen_on(h100, gated(2940, 17728, 2816)), pingpong) << "past 2304 tokens";
   EXPECT_EQ(chosen_on(h100, gated(2048, 14336, 4096)), swapped_pingpong) << "whole 128-row tiles";
   EXPECT_EQ(chosen_on(h100, gated(1150, 15040, 1984)), pingpong) << "K under 2048";
