@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "planner/dispatched_kernel.hpp"
 #include "planner/model_plan.hpp"
 #include "planner/models.hpp"
 #include "planner/roofline.hpp"
@@ -129,6 +130,25 @@ TEST(Planner, JsonHasTheSchemaKeys) {
     EXPECT_TRUE(mj.contains(key)) << key;
   }
   EXPECT_TRUE(mj["layer_kinds"][0]["gemms"][0]["at_tokens"][0].contains("ai"));
+}
+
+// The planner names what dispatch runs on each datasheet GPU: the HBM3 rules on an H100 only,
+// cuBLASLt for a plain GEMM without an epilogue, and no kernel on an A100 or in fp8.
+TEST(Planner, NamesTheKernelDispatchRunsOnEachGpu) {
+  Gpu h200;
+  ASSERT_TRUE(find_gpu("h200", &h200));
+  Gpu a100;
+  ASSERT_TRUE(find_gpu("a100", &a100));
+  const GemmShape gate_up{1500, 16384, 2048};  // Llama-3.2 1B's gate+up at 1500 tokens
+  EXPECT_EQ(dispatched_kernel(gate_up, true, Precision::kBF16, h100()), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
+  EXPECT_EQ(dispatched_kernel(gate_up, true, Precision::kBF16, h200),
+            "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
+  EXPECT_EQ(dispatched_kernel({1500, 4096, 4096}, false, Precision::kBF16, h200), "cublaslt (delegated)");
+  EXPECT_EQ(dispatched_kernel(gate_up, true, Precision::kBF16, a100).rfind("none: ", 0), 0u);
+  EXPECT_EQ(dispatched_kernel(gate_up, true, Precision::kFP8, h200).rfind("none: ", 0), 0u);
+  EXPECT_EQ(dispatched_kernel({1500, 16383, 2048}, true, Precision::kBF16, h200).rfind("none: ", 0), 0u);
+  const GemmPlan p = plan_gemm(gate_up, Precision::kBF16, h200, {});
+  EXPECT_FALSE(to_json(p, h200).contains("epifuse_kernel")) << "only where asked";
 }
 
 }  // namespace

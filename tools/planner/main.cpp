@@ -1,5 +1,6 @@
 // epifuse-plan: the roofline before running (seed 003's method), CPU only.
 //   epifuse-plan --shape 128x57344x8192 --dtype fp16 --gpu h100
+//   epifuse-plan --op gated --shape 1500x28672x4096 --gpu h100
 //   epifuse-plan --model llama3-70b [--tokens 1,128,1024] [--json]
 //   epifuse-plan --model-file my_model.json --ceilings bench/results/gated-nvidia-h200.json
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "planner/dispatched_kernel.hpp"
 #include "planner/measured_gpu.hpp"
 #include "planner/model_plan.hpp"
 #include "planner/models.hpp"
@@ -57,13 +59,14 @@ bool parse_tile(const std::string& text, Tile* t) {
 int main(int argc, char** argv) {
   CLI::App app{"epifuse-plan: FLOPs, bytes, arithmetic intensity and the roofline of GEMMs and models (no GPU needed)"};
   std::vector<std::string> shapes;
-  std::string dtype = "bf16", gpu_key = "h200", model_key, model_file, ceilings, tile_text = "128x256";
+  std::string dtype = "bf16", gpu_key = "h200", model_key, model_file, ceilings, tile_text = "128x256", op = "gemm";
   std::vector<std::int64_t> tokens = {1, 8, 32, 128, 256, 512, 1024, 4096};
   std::vector<std::int64_t> chunks = {256, 512};
   double peak_tflops = 0, bandwidth_gbps = 0;
   int sms = 0;
   bool json = false;
   app.add_option("--shape", shapes, "MxNxK of one GEMM, repeatable");
+  app.add_option("--op", op, "what --shape runs: gemm, or gated (the packed gate+up GEMM: N = 2 x the MLP's width)");
   app.add_option("--model", model_key, "a catalogue model: " + [] {
     std::string s;
     for (const std::string& k : model_keys()) s += (s.empty() ? "" : ", ") + k;
@@ -105,6 +108,7 @@ int main(int argc, char** argv) {
 
   const int modes = !shapes.empty() + !model_key.empty() + !model_file.empty();
   if (modes != 1) return fail("give exactly one of --shape, --model, --model-file");
+  if (op != "gemm" && op != "gated") return fail("--op must be gemm or gated, got '" + op + "'");
 
   if (!shapes.empty()) {
     std::vector<GemmPlan> plans;
@@ -112,6 +116,7 @@ int main(int argc, char** argv) {
       GemmShape s;
       if (!parse_shape(text, &s)) return fail("--shape must be MxNxK with positive sizes, got '" + text + "'");
       plans.push_back(plan_gemm(s, precision, gpu, tile));
+      plans.back().epifuse_kernel = dispatched_kernel(s, op == "gated", precision, gpu);
     }
     if (json) {
       nlohmann::json out = nlohmann::json::array();
@@ -137,7 +142,13 @@ int main(int argc, char** argv) {
   for (std::int64_t t : tokens) {
     if (t <= 0) return fail("--tokens must be positive");
   }
-  const ModelPlan plan = plan_model(model, precision, gpu, tile, tokens, chunks);
+  ModelPlan plan = plan_model(model, precision, gpu, tile, tokens, chunks);
+  for (LayerKindPlan& kind : plan.kinds) {
+    for (GemmRow& row : kind.gemms) {
+      if (row.routed) continue;  // grouped: each expert's rows are known on the device only
+      for (GemmPlan& g : row.at_tokens) g.epifuse_kernel = dispatched_kernel(g.shape, row.gemm.gated, precision, gpu);
+    }
+  }
   if (json) {
     fmt::print("{}\n", to_json(plan).dump(2));
   } else {

@@ -51,7 +51,7 @@ ModelPlan plan_model(const ModelConfig& model, Precision precision, const Gpu& g
 }
 
 nlohmann::json to_json(const GemmPlan& p, const Gpu& gpu) {
-  return {{"M", p.shape.M},
+  nlohmann::json out = {{"M", p.shape.M},
           {"N", p.shape.N},
           {"K", p.shape.K},
           {"dtype", to_string(p.precision)},
@@ -70,6 +70,8 @@ nlohmann::json to_json(const GemmPlan& p, const Gpu& gpu) {
           {"sm_count", gpu.sm_count},
           {"waves", p.waves},
           {"wave_efficiency", p.wave_efficiency}};
+  if (!p.epifuse_kernel.empty()) out["epifuse_kernel"] = p.epifuse_kernel;
+  return out;
 }
 
 nlohmann::json to_json(const ModelPlan& p) {
@@ -117,18 +119,26 @@ nlohmann::json to_json(const ModelPlan& p) {
 
 namespace {
 
-void print_gemm_header() {
-  fmt::print("{:>7} {:>7} {:>7} {:>9} {:>8} {:>7} {:>8} {:>9} {:>10} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5}\n", "M", "N",
+void print_gemm_header(bool kernels) {
+  fmt::print("{:>7} {:>7} {:>7} {:>9} {:>8} {:>7} {:>8} {:>9} {:>10} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5}{}\n", "M", "N",
              "K", "GFLOP", "MB", "AI", "regime", "max TF/s", "floor us", "pad16", "pad64", "pad128", "CTAs", "waves",
-             "eff");
+             "eff", kernels ? "  epifuse runs" : "");
 }
 
 void print_gemm_row(const GemmPlan& p) {
   fmt::print("{:>7} {:>7} {:>7} {:>9.2f} {:>8.1f} {:>7.1f} {:>8} {:>9.1f} {:>10.1f} {:>5.1f}% {:>5.1f}% {:>5.1f}% {:>6} "
-             "{:>6.2f} {:>4.0f}%\n",
+             "{:>6.2f} {:>4.0f}%{}{}\n",
              p.shape.M, p.shape.N, p.shape.K, p.flops / 1e9, p.bytes / 1e6, p.ai, p.compute_bound ? "compute" : "memory",
              p.attainable_tflops, p.floor_us, 100 * p.m_padding_efficiency[0], 100 * p.m_padding_efficiency[1],
-             100 * p.m_padding_efficiency[2], p.ctas, p.waves, 100 * p.wave_efficiency);
+             100 * p.m_padding_efficiency[2], p.ctas, p.waves, 100 * p.wave_efficiency,
+             p.epifuse_kernel.empty() ? "" : "  ", p.epifuse_kernel);
+}
+
+bool any_kernel(const std::vector<GemmPlan>& plans) {
+  for (const GemmPlan& p : plans) {
+    if (!p.epifuse_kernel.empty()) return true;
+  }
+  return false;
 }
 
 void print_gpu(const Gpu& gpu, Precision precision) {
@@ -143,7 +153,7 @@ void print_gemm_plans(const std::vector<GemmPlan>& plans, const Gpu& gpu) {
   print_gpu(gpu, plans.front().precision);
   fmt::print("bytes: A, B read and D written once; pad: M-padding efficiency per row-tile; CTAs and waves "
              "for a {}x{} tile\n\n", plans.front().tile.m, plans.front().tile.n);
-  print_gemm_header();
+  print_gemm_header(any_kernel(plans));
   for (const GemmPlan& p : plans) print_gemm_row(p);
 }
 
@@ -166,7 +176,7 @@ void print_model_plan(const ModelPlan& p) {
     for (const GemmRow& row : k.gemms) {
       fmt::print("\n  {}{}\n", row.gemm.name, row.routed ? " (per expert: M = tokens x k / experts)" : "");
       fmt::print("  ");
-      print_gemm_header();
+      print_gemm_header(any_kernel(row.at_tokens));
       for (const GemmPlan& g : row.at_tokens) {
         fmt::print("  ");
         print_gemm_row(g);

@@ -56,6 +56,7 @@ struct GemmPlan {
   std::int64_t ctas = 0;      // ⌈M / tile.m⌉ · ⌈N / tile.n⌉
   double waves = 0;           // ctas / SMs
   double wave_efficiency = 0; // ctas / (⌈waves⌉ · SMs)
+  std::string epifuse_kernel;  // what epifuse runs (planner/dispatched_kernel.hpp); empty: not asked
 };
 
 constexpr int kPaddingTiles[3] = {16, 64, 128};
