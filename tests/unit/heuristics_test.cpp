@@ -970,12 +970,15 @@ TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheCooperative128x256Where
   EXPECT_EQ(chosen_on(h100, gated(1500, 8192, 2048)), cooperative) << "1568 rows of 224 against 1536";
   EXPECT_EQ(chosen_on(hopper(), gated(1500, 8192, 2048)), swapped_pingpong);
   EXPECT_EQ(chosen_on(h100, gated(1400, 8320, 2048)), cooperative) << "1440 rows of 160 against 1408";
-  EXPECT_EQ(chosen_on(h100, gated(2298, 5888, 4416)), cooperative);
+  EXPECT_EQ(chosen_on(h100, gated(2298, 5888, 4416)), cooperative) << "the wave model's pingpong (92 weight tiles)";
   EXPECT_EQ(chosen_on(h100, gated(1831, 29632, 2112)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1")
       << "1920 rows of 160 against 1920: the swapped tiles";
   EXPECT_EQ(chosen_on(h100, gated(2940, 17728, 2816)), pingpong) << "past 2304 tokens";
-  EXPECT_EQ(chosen_on(h100, gated(2048, 14336, 4096)), swapped_pingpong) << "whole 128-row tiles";
+  EXPECT_EQ(chosen_on(h100, gated(2176, 14336, 4096)), pingpong) << "whole 128-row tiles";
   EXPECT_EQ(chosen_on(h100, gated(1150, 15040, 1984)), pingpong) << "K under 2048";
+  KernelChoice choice;
+  ASSERT_TRUE(select(gated(2300, 14336, 4096), h100, kernel_table(), &choice).ok());
+  EXPECT_EQ(to_string(choice), cooperative) << "the default raster, where K >= 5120 would walk along the tokens";
 }
 
 // More than 4096 tokens: the wave model for narrow weights with K >= 32768, and the swapped pingpong

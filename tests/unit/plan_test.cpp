@@ -145,8 +145,14 @@ TEST(Planner, NamesTheKernelDispatchRunsOnEachGpu) {
             "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
   EXPECT_EQ(dispatched_kernel({1500, 4096, 4096}, false, Precision::kBF16, h200), "cublaslt (delegated)");
   EXPECT_EQ(dispatched_kernel(gate_up, true, Precision::kBF16, a100).rfind("none: ", 0), 0u);
+  EXPECT_EQ(dispatched_kernel({1500, 4096, 4096}, false, Precision::kBF16, a100).rfind("none: ", 0), 0u)
+      << "no delegation off Hopper";
+  Gpu no_sms = h200;
+  no_sms.sm_count = 0;
+  EXPECT_EQ(dispatched_kernel(gate_up, true, Precision::kBF16, no_sms).rfind("none: ", 0), 0u);
   EXPECT_EQ(dispatched_kernel(gate_up, true, Precision::kFP8, h200).rfind("none: ", 0), 0u);
-  EXPECT_EQ(dispatched_kernel({1500, 16383, 2048}, true, Precision::kBF16, h200).rfind("none: ", 0), 0u);
+  EXPECT_EQ(dispatched_kernel({1500, 16388, 2048}, true, Precision::kBF16, h200).rfind("none: ", 0), 0u)
+      << "a width of 8194";
   const GemmPlan p = plan_gemm(gate_up, Precision::kBF16, h200, {});
   EXPECT_FALSE(to_json(p, h200).contains("epifuse_kernel")) << "only where asked";
 }

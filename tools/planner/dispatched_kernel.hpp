@@ -12,7 +12,9 @@ namespace epifuse::plan {
 // is `shape` (N = 2 x the output width): the kernel's name, "cublaslt (delegated)" where epifuse
 // hands the call to cuBLASLt (the gated MLP: cuBLASLt's product + epifuse's act·mul, with the
 // workspace the size query asks for), or "none: " and why. A Hopper GPU is one whose name holds
-// H100 or H200; its bandwidth decides the HBM3 rules as the device's peak does on a real call.
+// H100 or H200 (an H800 or H20 is not recognized). Its bandwidth stands in for the device's
+// peak DRAM bandwidth, which picks the HBM3 rules under 4000 GB/s: the datasheet's for --gpu, a
+// measured one for --ceilings or --bandwidth-gbps.
 std::string dispatched_kernel(const GemmShape& shape, bool gated, Precision precision, const Gpu& gpu);
 
 }  // namespace epifuse::plan

@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
   const int modes = !shapes.empty() + !model_key.empty() + !model_file.empty();
   if (modes != 1) return fail("give exactly one of --shape, --model, --model-file");
   if (op != "gemm" && op != "gated") return fail("--op must be gemm or gated, got '" + op + "'");
+  if (op != "gemm" && shapes.empty()) return fail("--op applies to --shape; a model plan names each GEMM's op");
 
   if (!shapes.empty()) {
     std::vector<GemmPlan> plans;

@@ -659,16 +659,17 @@ constexpr std::int64_t kHbm3LongKMinTokens = 1025;
 constexpr double kHbm3LongKMinWeightBytes = 32.0 * 1024 * 1024;
 constexpr double kHbm3LongKMaxPaddedWeightRows = 1.15;
 
-// On an H100 (HBM3), calls of more than 1024 tokens with K >= min_k (5120 here; 2048 for
-// cooperative_mid_k_on_hbm3 below) run on the cooperative 128x256 1x2 where the rules above pick a
-// pingpong 128x128 1x2. The GPU runs at its power limit there,
+// On an H100 (HBM3), calls of more than 1024 tokens with K >= min_k run on the cooperative 128x256
+// 1x2 where the rules above pick a pingpong 128x128 1x2. choose() asks with min_k = kHbm3LongK;
+// what follows is that rule's evidence (cooperative_mid_k_on_hbm3 below asks with a shorter K for a
+// narrower class, with its own). The GPU runs at its power limit there,
 // and the pingpong kernel moves far more bytes through DRAM: at 3153x12992x28544 it read 30.9 GB
 // for 1.66 GB of operands (ncu, L2 hit rate 33 %), 432 TFLOP/s where cuBLASLt ran 755. At the 19
 // swept shapes this rule changes (bench/results/tuning/issue9/hbm3-long-k/) the pingpong kernels
 // ran 0.54-1.03x cuBLASLt + act·mul, the cooperative one at its default knobs 0.89-1.07x; with the
 // refinements below, 40 fresh draws of the pingpong's shapes went from 0.727x to 0.874x (geometric
 // mean) and catalogue MLPs at 1025-16384 tokens from 0.854x to 0.980x. K = 4096 keeps the pingpong
-// (16384x14336x4096: 0.95x against 0.69x), and so do 1024 tokens (Phi-3 medium, Qwen2.5-72B: 1.10x
+// (at 16384 tokens, 16384x14336x4096: 0.95x against 0.69x), and so do 1024 tokens (Phi-3 medium, Qwen2.5-72B: 1.10x
 // and 1.03x against 1.01x and 0.98x). An H200, whose HBM3e reads 1.4x as fast, ran such calls at
 // 0.96-1.07x on the pingpong kernel.
 // Not on a weight under 32 MiB, most of which L2 holds (8000 tokens, K 12288: N 384 and 640 ran
@@ -691,7 +692,8 @@ bool cooperative_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const
 // computes as many rows or more. On 18 random draws of two fresh seeds that this changes (H100,
 // bench/results/tuning/issue9/hbm3-swapped-tiles/) they took 0.952x the pingpong's time (0.874-1.026x)
 // and 11 of the 18 below 0.95x cuBLASLt + act·mul became 4; on 20 fresh draws 0.974x (0.88-1.07x),
-// 0.947 -> 0.973, below 0.95 at 10 -> 7. The form was fitted on the first 18:
+// 0.947 -> 0.973, below 0.95 at 10 -> 7. The form was fitted on the 36 draws of two earlier forms
+// (the 18 above are those it takes), where
 // tiles that compute more rows than the pingpong's took up to 1.18x its time, K under 2048 up to
 // 1.17x, and 449-1024 tokens 1.01-1.16x at 6 of 6 draws of the second seed; whole 128-row tiles keep
 // the pingpong (2048x14336x4096: 1.050x cuBLASLt + act·mul against 0.961x on 160-token tiles).
@@ -726,11 +728,14 @@ bool swapped_tiles_on_hbm3(const Configuration& c, const GatedMlpArgs& args, con
 // (0.994x, slower by more than 3 % at 7 of 21); on whole 128-row tiles 0.95-1.13x (1.037x, slower
 // by more than 3 % at 9 of 16; 2048x14336x4096 1.10x); at 449-1024 tokens 1.04-1.08x (geometric means
 // of three sets of 20 calls).
+// The 32 MiB floor and the weight-padding bound come with cooperative_on_hbm3; no call of this class
+// was measured under the floor, and with K under 5120 such weights pad at most 8 %, inside the bound.
 constexpr std::int64_t kHbm3CooperativeMidKMaxTokens = 2304;
+constexpr std::int64_t kHbm3CooperativeMidKMinK = 2048;
 
 bool cooperative_mid_k_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
-  return args.M <= kHbm3CooperativeMidKMaxTokens && args.M % 128 != 0 &&
-         cooperative_on_hbm3(c, args, caps, kHbm3SwappedTilesMinK);
+  return args.M <= kHbm3CooperativeMidKMaxTokens && args.M % 128 != 0 && args.w.K < kHbm3LongK &&
+         cooperative_on_hbm3(c, args, caps, kHbm3CooperativeMidKMinK);
 }
 
 // CUTLASS's heuristic walks the tiles along the weight once the token tiles outnumber the weight's
