@@ -21,6 +21,14 @@ DeviceCaps hopper() {
   return c;
 }
 
+// An H100 SXM: HBM3 at 2619 MHz x 5120 bits, two transfers per clock.
+DeviceCaps h100() {
+  DeviceCaps c = hopper();
+  c.name = "NVIDIA H100 80GB HBM3";
+  c.dram_gbps = 3352;
+  return c;
+}
+
 GemmArgs shape(std::int64_t M, std::int64_t N, std::int64_t K, DType in = DType::kBF16, DType out = DType::kBF16) {
   GemmArgs a;
   a.M = M;
@@ -259,9 +267,7 @@ TEST(GemmHeuristics, DecodeKernelsByWaves) {
   EXPECT_EQ(chosen(shape(17, 4096, 4096)), swapped32);
   // On HBM3 (an H100: 3352 GB/s) 9-16 tokens on more than 192 blocks of rows of at most 4096 take
   // the 128x32 kernel's whole tiles; an unknown bandwidth keeps the rules above.
-  DeviceCaps h100 = hopper();
-  h100.name = "NVIDIA H100 80GB HBM3";
-  h100.dram_gbps = 3352;
+  const DeviceCaps h100 = epifuse::detail::h100();
   DeviceCaps unknown = hopper();
   unknown.dram_gbps = 0;
   EXPECT_EQ(chosen_on(h100, shape(9, 4096, 4096)), swapped32) << "256 blocks, rows of 4096";
@@ -837,8 +843,7 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
   // 127 take the model's unswapped pingpong. So do the shapes the delegation rule takes, for a call
   // without the product's workspace (sweep-delegated.json: the model's 128x32 ran 0.33x cuBLASLt +
   // act·mul at 655x448x22208, the rules' stream-K 0.65x).
-  DeviceCaps h100 = hopper();
-  h100.dram_gbps = 3352;
+  const DeviceCaps h100 = epifuse::detail::h100();
   KernelChoice on_h100;
   ASSERT_TRUE(select(gated(688, 10240, 35264), h100, kernel_table(), &on_h100).ok());
   EXPECT_EQ(name(on_h100.key), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2")
@@ -861,18 +866,16 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   EXPECT_FALSE(gated_delegation_pays(gated(1, 320, 2040), h));       // K below 2048
   EXPECT_TRUE(gated_delegation_pays(gated(783, 256, 5184), h));      // 4 x 7 tiles
   EXPECT_TRUE(gated_delegation_pays(gated(1536, 512, 28544), h));    // 8 x 12 = 96 <= 99
-  DeviceCaps h100 = h;
-  h100.dram_gbps = 3352;
   EXPECT_TRUE(gated_delegation_pays(gated(1537, 512, 28544), h)) << "8 x 13 = 104 tiles, but few weight tiles";
-  EXPECT_TRUE(gated_delegation_pays(gated(1537, 512, 28544), h100));
+  EXPECT_TRUE(gated_delegation_pays(gated(1537, 512, 28544), h100()));
   EXPECT_TRUE(gated_delegation_pays(gated(1408, 1920, 3392), h)) << "30 x 11 = 330 tiles: 2.5 waves";
   EXPECT_FALSE(gated_delegation_pays(gated(1409, 1920, 3392), h)) << "30 x 12: past 2.5 waves on an H200";
-  EXPECT_TRUE(gated_delegation_pays(gated(1409, 1920, 3392), h100)) << "within 8 waves on an H100";
+  EXPECT_TRUE(gated_delegation_pays(gated(1409, 1920, 3392), h100())) << "within 8 waves on an H100";
   EXPECT_TRUE(gated_delegation_pays(gated(1023, 6144, 4096), h)) << "96 x 8: below 1024 tokens 8 waves";
-  EXPECT_TRUE(gated_delegation_pays(gated(4096, 512, 28544), h100));
-  EXPECT_FALSE(gated_delegation_pays(gated(4097, 512, 28544), h100)) << "past 4096 tokens";
-  EXPECT_TRUE(gated_delegation_pays(gated(1408, 6144, 4096), h100));    // 96 x 11 = 1056 tiles: 8 waves
-  EXPECT_FALSE(gated_delegation_pays(gated(1409, 6144, 4096), h100));   // 96 x 12: past 8 waves
+  EXPECT_TRUE(gated_delegation_pays(gated(4096, 512, 28544), h100()));
+  EXPECT_FALSE(gated_delegation_pays(gated(4097, 512, 28544), h100())) << "past 4096 tokens";
+  EXPECT_TRUE(gated_delegation_pays(gated(1408, 6144, 4096), h100()));    // 96 x 11 = 1056 tiles: 8 waves
+  EXPECT_FALSE(gated_delegation_pays(gated(1409, 6144, 4096), h100()));   // 96 x 12: past 8 waves
   EXPECT_FALSE(gated_delegation_pays(gated(65, 8192, 2048), h));     // Llama-3.2 1B: 128 tiles
   EXPECT_FALSE(gated_delegation_pays(gated(1, 14336, 4096), h));
   EXPECT_TRUE(gated_delegation_pays(gated(957, 1920, 9664), h));     // 30 weight tiles x 8
@@ -886,7 +889,7 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   DeviceCaps unknown = h;
   unknown.dram_gbps = 0;
   EXPECT_FALSE(gated_delegation_pays(gated(2826, 2304, 6208), unknown)) << "DRAM bandwidth unknown: as an H200";
-  EXPECT_TRUE(gated_delegation_pays(gated(2826, 2304, 6208), h100));
+  EXPECT_TRUE(gated_delegation_pays(gated(2826, 2304, 6208), h100()));
   GatedMlpArgs forced = gated(783, 256, 5184);
   forced.kernel = KernelChoice{key_named("sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2")};
   EXPECT_FALSE(gated_delegation_pays(forced, h));
@@ -898,8 +901,7 @@ TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
 // An H100 runs gated calls of more than 1024 tokens with K >= 5120 on the cooperative 128x256 1x2
 // where the other rules pick a pingpong 128x128; an H200, or an unknown bandwidth, keeps them.
 TEST(GatedMlpHeuristics, LongKOnAnH100TakesTheCooperative128x256) {
-  DeviceCaps h100 = hopper();
-  h100.dram_gbps = 3352;
+  const DeviceCaps h100 = epifuse::detail::h100();
   DeviceCaps unknown = hopper();
   unknown.dram_gbps = 0;
   const std::string cooperative = "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2";
@@ -942,8 +944,7 @@ TEST(GatedMlpHeuristics, LongKOnAnH100TakesTheCooperative128x256) {
 // swapped cooperative 160- or 224-token tiles, whichever computes fewer rows, where the other rules
 // pick a pingpong 128x128 that computes as many rows or more; an H200 keeps the pingpong.
 TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheSwapped160Or224) {
-  DeviceCaps h100 = hopper();
-  h100.dram_gbps = 3352;
+  const DeviceCaps h100 = epifuse::detail::h100();
   const std::string swapped160 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1";
   const std::string swapped224 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1";
   const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
@@ -962,8 +963,7 @@ TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheSwapped160Or224) {
 // Up to 2304 tokens, where the swapped tiles would compute more rows than that pingpong, an H100
 // runs the cooperative 128x256 1x2 instead; an H200 keeps the pingpong.
 TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheCooperative128x256WhereThePingpongStays) {
-  DeviceCaps h100 = hopper();
-  h100.dram_gbps = 3352;
+  const DeviceCaps h100 = epifuse::detail::h100();
   const std::string cooperative = "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2";
   const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
   const std::string swapped_pingpong = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
@@ -1005,8 +1005,7 @@ TEST(GatedMlpHeuristics, ManyTokensPadTheFewestTilesAndModelLongNarrowWeights) {
   EXPECT_EQ(chosen(gated(8192, 2112, 40000)), pingpong) << "33 weight tiles, 34 padded: 3 %";
   // An H100 keeps its cooperative kernel on the model's calls; the swapped pingpong where that
   // rule leaves the pingpong (weights under 32 MiB).
-  DeviceCaps h100 = hopper();
-  h100.dram_gbps = 3352;
+  const DeviceCaps h100 = epifuse::detail::h100();
   const auto on_h100 = [&](const GatedMlpArgs& a) {
     KernelChoice choice;
     const Status s = select(a, h100, kernel_table(), &choice);
@@ -1025,8 +1024,7 @@ TEST(GatedMlpHeuristics, ManyTokensPadTheFewestTilesAndModelLongNarrowWeights) {
 // H200 (not an H100) the warp-mma kernel's rows past 16384 on 1024-4095 of them, past 32768 on
 // 512-1023. In bf16 every call of 65-255 tokens, and of 256-1023 with K >= 1024.
 TEST(GemmHeuristics, DelegatesBiasActivationOnFewTiles) {
-  DeviceCaps h100 = hopper();
-  h100.dram_gbps = 3352;
+  const DeviceCaps h100 = epifuse::detail::h100();
   for (const DeviceCaps& caps : {hopper(), h100}) {
     EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(26, 320, 30208), caps)) << "3 tiles, split-K 8 before";
     EXPECT_TRUE(gemm_bias_act_delegation_pays(shape(61, 704, 8064), caps)) << "12 whole tiles";
