@@ -654,6 +654,11 @@ bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps) {
   return !args.kernel && in_delegation_region(args, caps);
 }
 
+// The HBM3 rules below replace only this pick of the rules above.
+bool data_parallel_pingpong128(const Configuration& c) {
+  return c.schedule == Schedule::kPingpong && c.tile.n == 128 && c.decomposition == Decomposition::kDataParallel;
+}
+
 constexpr std::int64_t kHbm3LongK = 5120;
 constexpr std::int64_t kHbm3LongKMinTokens = 1025;
 constexpr double kHbm3LongKMinWeightBytes = 32.0 * 1024 * 1024;
@@ -677,9 +682,7 @@ constexpr double kHbm3LongKMaxPaddedWeightRows = 1.15;
 // 512-row clusters pad the weight's rows 15 % more than the pingpong's 256 (8900x320x37824, 48 MB:
 // 0.40x against 0.53x).
 bool cooperative_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps, std::int64_t min_k) {
-  const bool pingpong128 = c.schedule == Schedule::kPingpong && c.tile.n == 128 &&
-                           c.decomposition == Decomposition::kDataParallel;
-  if (!pingpong128 || !has_hbm3(caps) || args.M < kHbm3LongKMinTokens || args.w.K < min_k) return false;
+  if (!data_parallel_pingpong128(c) || !has_hbm3(caps) || args.M < kHbm3LongKMinTokens || args.w.K < min_k) return false;
   const double weight_bytes = packed_weight_bytes(args);
   const double cooperative_rows = static_cast<double>(padded_rows(2 * args.w.N, 256, 2));
   const double pingpong_rows = static_cast<double>(padded_rows(2 * args.w.N, 128, 2));
@@ -705,11 +708,9 @@ Configuration fewer_rows_of_160_or_224(std::int64_t tokens) {
 }
 
 bool swapped_tiles_on_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
-  const bool pingpong128 = c.schedule == Schedule::kPingpong && c.tile.n == 128 &&
-                           c.decomposition == Decomposition::kDataParallel;
-  if (!pingpong128 || !has_hbm3(caps) || args.M < kHbm3LongKMinTokens || args.M > kHbm3SwappedTilesMaxTokens ||
-      args.M % 128 == 0 || args.w.K < kHbm3SwappedTilesMinK || args.w.K >= kHbm3LongK ||
-      packed_weight_bytes(args) < kHbm3LongKMinWeightBytes) {
+  if (!data_parallel_pingpong128(c) || !has_hbm3(caps) || args.M < kHbm3LongKMinTokens ||
+      args.M > kHbm3SwappedTilesMaxTokens || args.M % 128 == 0 || args.w.K < kHbm3SwappedTilesMinK ||
+      args.w.K >= kHbm3LongK || packed_weight_bytes(args) < kHbm3LongKMinWeightBytes) {
     return false;
   }
   // The swapped pingpong pairs its 128-token tiles along the tokens.
