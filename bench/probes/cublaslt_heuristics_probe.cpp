@@ -2,9 +2,11 @@
 // an fp32 D (the delegated gated MLP's product) cost more than a bf16 one? For each shape
 // (M x 2N x K, bf16 inputs, the weight transposed as epifuse's delegates call it) it times every
 // returned algorithm (3 warm-up and 20 timed calls, CUDA events, operands of zeros) and prints
-// one line per output type: index, µs, tile id, split-K count, workspace bytes.
+// one line per output type: index, µs, tile id, stages id, cluster shape id, split-K count, workspace
+// bytes (the ids are cublasLt.h's enums). Under a profiler, --once runs each candidate once, untimed,
+// so that the profiler's kernel names follow the printed order.
 //
-//   epifuse-cublaslt-probe [MxNxK ...]     (N: the gated output width; default: eight random-suite shapes)
+//   epifuse-cublaslt-probe [--once] [MxNxK ...]     (N: the gated output width; default: eight random-suite shapes)
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -38,7 +40,7 @@ T config_attribute(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAtt
   return value;
 }
 
-void probe(cublasLtHandle_t handle, const Shape& s, cudaDataType_t out, void* workspace) {
+void probe(cublasLtHandle_t handle, const Shape& s, cudaDataType_t out, void* workspace, bool once) {
   const int rows = 2 * s.N;  // the packed gate/up weight
   void *x = nullptr, *w = nullptr, *d = nullptr;
   PROBE_CHECK(cudaMalloc(&x, std::size_t{2} * s.M * s.K));
@@ -73,15 +75,18 @@ void probe(cublasLtHandle_t handle, const Shape& s, cudaDataType_t out, void* wo
       PROBE_CHECK(cublasLtMatmul(handle, desc, &alpha, w, a, x, b, &beta, d, c, d, c, &algo, workspace,
                                  results[i].workspaceSize, nullptr));
     };
-    for (int r = 0; r < 3; ++r) run();
+    const int warm_up = once ? 0 : 3, timed = once ? 1 : 20;
+    for (int r = 0; r < warm_up; ++r) run();
     PROBE_CHECK(cudaEventRecord(start));
-    for (int r = 0; r < 20; ++r) run();
+    for (int r = 0; r < timed; ++r) run();
     PROBE_CHECK(cudaEventRecord(stop));
     PROBE_CHECK(cudaEventSynchronize(stop));
     float ms = 0.0f;
     PROBE_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    std::printf("  #%d %.1f us (tile %d, split-K %d, ws %zu)", i, ms * 1000.0f / 20.0f,
+    std::printf("  #%d %.1f us (tile %d, stages %d, cluster %d, split-K %d, ws %zu)", i, ms * 1000.0f / timed,
                 config_attribute<int>(algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
+                config_attribute<int>(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID),
+                config_attribute<int>(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID),
                 config_attribute<int>(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM), results[i].workspaceSize);
   }
   std::printf("\n");
@@ -101,10 +106,15 @@ void probe(cublasLtHandle_t handle, const Shape& s, cudaDataType_t out, void* wo
 
 int main(int argc, char** argv) {
   std::vector<Shape> shapes;
+  bool once = false;
   for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--once") {
+      once = true;
+      continue;
+    }
     Shape s{};
     if (std::sscanf(argv[i], "%dx%dx%d", &s.M, &s.N, &s.K) != 3) {
-      std::fprintf(stderr, "usage: %s [MxNxK ...]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--once] [MxNxK ...]\n", argv[0]);
       return 2;
     }
     shapes.push_back(s);
@@ -118,7 +128,7 @@ int main(int argc, char** argv) {
   void* workspace = nullptr;
   PROBE_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
   for (const Shape& s : shapes) {
-    for (cudaDataType_t out : {CUDA_R_32F, CUDA_R_16BF}) probe(handle, s, out, workspace);
+    for (cudaDataType_t out : {CUDA_R_32F, CUDA_R_16BF}) probe(handle, s, out, workspace, once);
   }
   cudaFree(workspace);
   cublasLtDestroy(handle);
