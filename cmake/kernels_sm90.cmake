@@ -73,6 +73,7 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 96 64 CLUSTER 1 2 
 # counts), a 2x1 cluster along the weight multicasting x; stream-K twins where the weight tiles
 # leave the last wave short.
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB)
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 160 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB DECOMPOSITION stream_k)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 2 1 SWAP_AB DECOMPOSITION stream_k)
