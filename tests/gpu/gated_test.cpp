@@ -125,6 +125,13 @@ std::vector<GatedCase> features() {
   // 224-token tiles, whichever computes fewer rows, as dispatch picks them (an H200 keeps the rules).
   cases.push_back({1100, 8320, 2048, DType::kBF16, kActivations[3], true});
   cases.push_back({1300, 8320, 2112, DType::kBF16, kActivations[2], false});
+  // Off HBM3 (an H200), 257-4096 tokens with K of 2048-8192 on more than 127 weight tiles: the
+  // swapped pingpong 128x160 2x1 where 160-token tiles compute fewer rows, or as many with K under
+  // 5120, as dispatch picks it (two tiles; six, the last partial; seven, x padded to 1120 rows; the
+  // 1100-token case above is one too).
+  cases.push_back({300, 8320, 2048, DType::kBF16, kActivations[2], true});
+  cases.push_back({944, 8320, 2112, DType::kBF16, kActivations[1], false});
+  cases.push_back({1025, 8320, 2048, DType::kBF16, kActivations[0], true});
   // On an H100, up to 2304 tokens where that pingpong stays (the swapped tiles would compute more
   // rows): the cooperative 128x256 1x2, as dispatch picks it.
   cases.push_back({1400, 8320, 2048, DType::kBF16, kActivations[0], true});

@@ -516,13 +516,13 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {209, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},    {224, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},
       {225, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"}, {512, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
       {257, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},    {288, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},
-      {289, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk"},
-      {320, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk"},
+      {289, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1"},  // pingpong160_off_hbm3 from here on
+      {320, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1"},
       {321, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},  {373, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
       {385, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk"},
       {448, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk"},
-      {545, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {600, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
-      {777, "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1_streamk"},
+      {545, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {600, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1"},
+      {777, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1"},
       {801, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},     {1286, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {4096, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
       {4097, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},    {16384, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
@@ -555,7 +555,7 @@ TEST(GatedMlpHeuristics, ShortKTiesTakeTheUnswappedTiles) {
   EXPECT_EQ(chosen(gated(3000, 12288, 1016)), unswapped);
   EXPECT_EQ(chosen(gated(700, 8192, 320)), unswapped) << "the GPU suite's case";
   EXPECT_EQ(chosen(gated(2560, 12288, 1024)), swapped) << "K 1024";
-  EXPECT_EQ(chosen(gated(1414, 10304, 4096)), swapped);
+  EXPECT_EQ(chosen(gated(1414, 10304, 4096)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1") << "1440 rows of 160 against 1536";
   EXPECT_EQ(chosen(gated(1600, 16384, 256)), unswapped) << "13 tiles: the unswapped pad less anyway";
 }
 
@@ -575,7 +575,7 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {200, 14336, 3584, "swap_coop_128x208x64_c2x1"},
       {149, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
       {200, 29568, 8192, "swap_coop_128x208x64_c2x1"},
-      {300, 8192, 2048, "swap_coop_128x160x64_c2x1"},
+      {300, 8192, 2048, "swap_pingpong_128x160x64_c2x1"},  // pingpong160_off_hbm3 (K < 5120)
       {200, 9856, 384, "pingpong_128x128x64_c1x2"},              // K < 1024: the wave model's
       {281, 13888, 384, "pingpong_128x128x64_c1x2"},
       {161, 14848, 320, "swap_pingpong_128x96x64_c1x2"},
@@ -622,7 +622,7 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {170, 36864, 4096, "swap_pingpong_128x96x64_c1x2"},
       {155, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
       {350, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
-      {790, 29568, 8192, "pingpong_128x128x64_c1x2"},
+      {790, 29568, 8192, "swap_pingpong_128x160x64_c2x1"},  // pingpong160_off_hbm3: 800 rows, not 896
       // With K under 2048 those keep the pairs (fresh draws), but two of 144 do not.
       {405, 45184, 1152, "swap_pingpong_128x128x64_c1x2"},
       {313, 48128, 1024, "swap_pingpong_128x96x64_c1x2"},
@@ -633,14 +633,16 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       // Two 224-token tiles up to 448 tokens, then the 128-token pair.
       {385, 14336, 4096, "swap_coop_128x224x64_c2x1_streamk"},
       {448, 8192, 2048, "swap_coop_128x224x64_c2x1"},
-      {449, 14336, 4096, "swap_pingpong_128x128x64_c1x2"},
-      {480, 14336, 4096, "swap_pingpong_128x128x64_c1x2"},
-      // Five 160-token tiles at 769-800 tokens: stream-K below a 95 % full last wave.
-      {769, 14336, 4096, "swap_coop_128x160x64_c2x1_streamk"},
-      {800, 18944, 3584, "swap_coop_128x160x64_c2x1_streamk"},
+      {449, 14336, 4096, "swap_pingpong_128x160x64_c2x1"},  // pingpong160_off_hbm3: 480 rows of 160
+      {480, 14336, 4096, "swap_pingpong_128x160x64_c2x1"},
+      // Five 160-token tiles at 769-800 tokens: stream-K below a 95 % full last wave, but the
+      // pingpong 160-token tiles with K under 5120 (pingpong160_off_hbm3), and where they compute
+      // fewer rows than the 128-row tiles.
+      {769, 14336, 4096, "swap_pingpong_128x160x64_c2x1"},
+      {800, 18944, 3584, "swap_pingpong_128x160x64_c2x1"},
       {785, 28672, 8192, "swap_coop_128x160x64_c2x1"},
       {801, 14336, 4096, "pingpong_128x128x64_c1x2"},
-      {769, 29568, 8192, "pingpong_128x128x64_c1x2"},
+      {769, 29568, 8192, "swap_pingpong_128x160x64_c2x1"},
       // Few weight tiles: whole 144-208-token tiles only where twice their CTAs overflow one wave
       // (a random draw: 58 weight tiles keep the 96-token pair); 171x6208x1152 (K < 1792) takes the
       // wave model, which picks the same 176-token tile.
@@ -839,8 +841,9 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
     EXPECT_EQ(chosen(gated(c.M, c.N, c.K)), std::string("sm90_gated_mlp_bf16_bf16_") + c.kernel)
         << c.M << "x" << c.N << "x" << c.K;
   }
-  // 128 weight tiles (N = 8192, Llama-3.2 1B) keep the rules: the 128-token pair at 1229 tokens, where
-  // 127 take the model's unswapped pingpong. So do the shapes the delegation rule takes, for a call
+  // 128 weight tiles (N = 8192, Llama-3.2 1B) keep the rules (here the 128-token pair, which
+  // pingpong160_off_hbm3 turns into 160-token tiles) at 1229 tokens, where 127 take the model's
+  // unswapped pingpong. So do the shapes the delegation rule takes, for a call
   // without the product's workspace (sweep-delegated.json: the model's 128x32 ran 0.33x cuBLASLt +
   // act·mul at 655x448x22208, the rules' stream-K 0.65x).
   const DeviceCaps h100 = epifuse::detail::h100();
@@ -848,7 +851,7 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
   ASSERT_TRUE(select(gated(688, 10240, 35264), h100, kernel_table(), &on_h100).ok());
   EXPECT_EQ(name(on_h100.key), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2")
       << "449-1024 tokens, K >= 16384: the rules on an H100";
-  EXPECT_EQ(chosen(gated(1229, 8192, 4416)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
+  EXPECT_EQ(chosen(gated(1229, 8192, 4416)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1") << "the rules, then pingpong160_off_hbm3";
   EXPECT_EQ(chosen(gated(1229, 8128, 4416)), "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2");
   EXPECT_EQ(chosen(gated(655, 448, 22208)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk");
 }
@@ -950,7 +953,7 @@ TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheSwapped160Or224) {
   const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
   const std::string swapped_pingpong = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
   EXPECT_EQ(chosen_on(h100, gated(1100, 8320, 2048)), swapped160) << "1120 rows against 1152";
-  EXPECT_EQ(chosen_on(hopper(), gated(1100, 8320, 2048)), pingpong);
+  EXPECT_EQ(chosen_on(hopper(), gated(1100, 8320, 2048)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1") << "pingpong160_off_hbm3";
   EXPECT_EQ(chosen_on(h100, gated(1300, 8320, 2112)), swapped224) << "1344 rows against 1408";
   EXPECT_EQ(chosen_on(h100, gated(1949, 50240, 3584)), swapped224);
   EXPECT_EQ(chosen_on(h100, gated(2376, 20288, 5056)), swapped160) << "K under 5120";
@@ -979,6 +982,26 @@ TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheCooperative128x256Where
   KernelChoice choice;
   ASSERT_TRUE(select(gated(2300, 14336, 4096), h100, kernel_table(), &choice).ok());
   EXPECT_EQ(to_string(choice), cooperative) << "the default raster, where K >= 5120 would walk along the tokens";
+}
+
+// Off HBM3, 257-4096 tokens with K of 2048-8192 on more than 127 weight tiles take the swapped
+// pingpong 128x160 2x1 where its tiles compute fewer rows than the pingpong 128x128 or cooperative
+// 160-token tiles the rules pick, or as many with K under 5120.
+TEST(GatedMlpHeuristics, PingpongTilesOf160TokensOffHbm3) {
+  const std::string pingpong160 = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1";
+  const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
+  const std::string swapped_pingpong = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
+  EXPECT_EQ(chosen(gated(594, 14336, 4096)), pingpong160) << "640 rows either way, K under 5120";
+  EXPECT_EQ(chosen(gated(594, 28672, 8192)), pingpong) << "640 rows either way, K 8192";
+  EXPECT_EQ(chosen(gated(944, 28672, 8192)), pingpong160) << "960 rows against 1024";
+  EXPECT_EQ(chosen(gated(293, 49344, 2368)), pingpong160) << "the cooperative 160-token tiles' rows";
+  EXPECT_EQ(chosen(gated(503, 11968, 2240)), swapped_pingpong) << "640 rows against 512";
+  EXPECT_EQ(chosen(gated(944, 14336, 8256)), swapped_pingpong) << "K past 8192";
+  EXPECT_EQ(chosen(gated(944, 14336, 1984)), swapped_pingpong) << "K under 2048";
+  EXPECT_EQ(chosen(gated(4097, 14336, 4096)), pingpong) << "past 4096 tokens";
+  EXPECT_NE(chosen(gated(944, 8128, 3072)), pingpong160) << "127 weight tiles: the wave model's pick";
+  EXPECT_EQ(chosen(gated(944, 8192, 3072)), pingpong160) << "128 weight tiles";
+  EXPECT_EQ(chosen_on(epifuse::detail::h100(), gated(594, 14336, 4096)), pingpong) << "an H100";
 }
 
 // More than 4096 tokens: the wave model for narrow weights with K >= 32768, and the swapped pingpong
@@ -1091,7 +1114,7 @@ TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {
       {1, 0},     {57, 0},    {64, 0},   {65, 0},   {85, 0},    {86, 0},    {96, 0},     {101, 0},
       {128, 0},   {129, 0},   {161, 0},  {176, 0},  {177, 0},   {193, 0},   {200, 0},    {224, 0},
       {232, 0},   {245, 0},   {256, 0},  {257, 0},  {288, 0},   {290, 0},   {333, 384},  {380, 0},
-      {385, 448}, {1025, 1152}, {1152, 0}, {1153, 0}, {4095, 0},  {16383, 0}};
+      {385, 448}, {1025, 1120}, {1152, 0}, {1153, 0}, {4095, 0},  {16383, 0}};
   for (const auto& [M, padded] : expected) {
     const GatedMlpArgs a = gated(M, 14336, 4096);
     KernelChoice choice;

@@ -48,7 +48,10 @@
 // with K of 2048-5119 and a partial 128-row tile up to 4096 tokens, the swapped cooperative 160- or
 // 224-token tiles where they compute no more rows than that pingpong (swapped_tiles_on_hbm3), and
 // where they would compute more, up to 2304 tokens, the cooperative 128x256 1x2
-// (cooperative_mid_k_on_hbm3).
+// (cooperative_mid_k_on_hbm3). Off HBM3, at 257-4096 tokens with K of 2048-8192 on more than 127
+// weight tiles, the swapped pingpong 128x160 2x1 where 160-token tiles compute fewer rows than the
+// pingpong 128x128 or cooperative 160-token tiles picked above, or as many with K < 5120
+// (pingpong160_off_hbm3).
 // Stream-K: the swapped 128x32 (M <= 256) below half a wave at K >= 8192, and past one wave where
 // the last is below half full, the waves below 85 % full and K >= 2048 (whole_or_stream_k); a
 // swapped cooperative 128x128 (M > 256) stream-K kernel where whole tiles would fill their last
@@ -97,6 +100,7 @@ constexpr Configuration kSwapped160StreamK = {Schedule::kCooperative, {128, 160,
 constexpr Configuration kSwapped224 = {Schedule::kCooperative, {128, 224, 64}, {2, 1}, true};
 constexpr Configuration kSwapped224StreamK = {Schedule::kCooperative, {128, 224, 64}, {2, 1}, true,
                                               Decomposition::kStreamK};
+constexpr Configuration kSwappedPingpong160 = {Schedule::kPingpong, {128, 160, 64}, {2, 1}, true};
 constexpr Configuration kSwapped144 = {Schedule::kCooperative, {128, 144, 64}, {2, 1}, true};
 constexpr Configuration kSwapped176 = {Schedule::kCooperative, {128, 176, 64}, {2, 1}, true};
 constexpr Configuration kSwapped208 = {Schedule::kCooperative, {128, 208, 64}, {2, 1}, true};
@@ -739,6 +743,35 @@ bool cooperative_mid_k_on_hbm3(const Configuration& c, const GatedMlpArgs& args,
          cooperative_on_hbm3(c, args, caps, kHbm3CooperativeMidKMinK);
 }
 
+// Off HBM3 (an H200), 257-4096 tokens with K of 2048-8192 on more than 127 weight tiles (the wave
+// model's weights keep its pick): the swapped pingpong 128x160 2x1 (cuBLASLt's own kernel at
+// 594x14336x4096 is such a tile, nvjet_sm90_tst_128x160_64x5_2x1_v_bz_TNT) where the rules above pick
+// a pingpong 128x128 or the cooperative 160-token tiles and 160-token tiles compute fewer rows, or as
+// many with K under 5120. H200, swept beside the dispatched kernel on the catalogue's
+// 594-598, 944-948 and 1500-1504 tokens (8 MLPs) and 43 fresh draws of 257-4096 tokens
+// (bench/results/tuning/issue9/pingpong-160/): where the rule holds it took 0.89-1.02x the time (36 of
+// 40 faster), 594x18944x3584 0.877 -> 0.953 of cuBLASLt + act·mul, 944x8192x3072 0.973 -> 1.056,
+// 293x49344x2368 0.874 -> 0.980 (two cooperative 160-token tiles); as many rows with K >= 5120
+// 0.95-1.05x (594x28672x8192 1.05x); more rows 0.96-1.27x.
+constexpr std::int64_t kPingpong160MinTokens = 257;
+constexpr std::int64_t kPingpong160MaxTokens = 4096;
+constexpr std::int64_t kPingpong160MinK = 2048;
+constexpr std::int64_t kPingpong160MaxK = 8192;
+constexpr std::int64_t kPingpong160TieMaxK = 5120;
+
+bool pingpong160_off_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
+  if (has_hbm3(caps) || args.M < kPingpong160MinTokens || args.M > kPingpong160MaxTokens ||
+      args.w.K < kPingpong160MinK || args.w.K > kPingpong160MaxK || ceil_div(2 * args.w.N, 128) <= kFewWeightTiles) {
+    return false;
+  }
+  const bool cooperative160 = c.swap_ab && c.schedule == Schedule::kCooperative && c.tile.n == 160;
+  if (!data_parallel_pingpong128(c) && !cooperative160) return false;
+  const std::int64_t step = c.swap_ab ? c.tile.n * c.cluster.n : c.tile.m * c.cluster.m;
+  const std::int64_t rows = ceil_div(args.M, step) * step;
+  const std::int64_t rows160 = ceil_div(args.M, 160) * 160;
+  return rows160 < rows || (rows160 == rows && args.w.K < kPingpong160TieMaxK);
+}
+
 // CUTLASS's heuristic walks the tiles along the weight once the token tiles outnumber the weight's
 // clusters, so each row of token tiles reads the whole weight again. Where the token tiles are at
 // least twice the clusters (and there are 8 clusters or more, so the swizzle pads the grid little),
@@ -768,8 +801,10 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   const bool cooperative = cooperative_on_hbm3(by_shape, args, caps, kHbm3LongK);
   const bool swapped_tiles = !cooperative && swapped_tiles_on_hbm3(by_shape, args, caps);
   const bool cooperative_mid_k = !cooperative && !swapped_tiles && cooperative_mid_k_on_hbm3(by_shape, args, caps);
+  const bool pingpong160 = pingpong160_off_hbm3(by_shape, args, caps);
   const Configuration chosen = cooperative || cooperative_mid_k ? kCooperative1x2
                                : swapped_tiles                  ? fewer_rows_of_160_or_224(args.M)
+                               : pingpong160                    ? kSwappedPingpong160
                                                                 : by_shape;
   Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
   whole_tiles.decomposition = Decomposition::kDataParallel;
