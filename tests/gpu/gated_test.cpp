@@ -237,15 +237,15 @@ TEST_F(GatedBehavior, TwoRunsAreBitwiseEqual) {
 // With a workspace the kernel reads a zero-padded copy of x; without one, x in place (its last
 // token tile's TMA boxes then run past x's last row). Same kernel, same valid rows: bitwise equal.
 TEST_F(GatedBehavior, PaddedAndInPlaceTokenReadsAgree) {
-  // Dispatch pads x at 460 tokens of the 8320-row weight (the 128-token pair) and 336 of the
-  // 10688-row one (the 96-token pair); 581 x 320 x 320 is too small a call to pay for the copy,
+  // Dispatch pads x at 1025 tokens of the 8320-row weight (seven 160-token tiles: pingpong on an
+  // H200, cooperative on an H100) and 336 of the 10688-row one (the 96-token pair); 581 x 320 x 320 is too small a call to pay for the copy,
   // 380 tokens fill their last 96-token tile but for 4 rows, and 96 tokens of the 14336-row weight
   // fill one 96-token tile. None of these is delegated.
   const struct {
     std::int64_t M, N, K;
     bool padded;
   } cases[] = {{13, 4096, 4096, false}, {581, 320, 320, false}, {96, 14336, 4096, false},
-               {460, 8320, 2048, true}, {336, 10688, 3392, true}, {380, 8320, 2048, false}};
+               {1025, 8320, 2048, true}, {336, 10688, 3392, true}, {380, 8320, 2048, false}};
   for (const auto& [M, N, K, padded] : cases) {
     GatedCase c{M, N, K, DType::kBF16, GatedActivation::kSwiGLU, true};
     GatedProblem p(c, case_seed(c.name()));

@@ -1129,7 +1129,8 @@ TEST(GatedMlpHeuristics, PadsTokensToWholeTilesWhereItPays) {
   const struct {
     std::int64_t M, N, K, padded;
   } sized[] = {{581, 320, 320, 0}, {980, 448, 512, 0}, {343, 12544, 320, 0}, {1069, 320, 14208, 0},
-               {698, 256, 7680, 0}, {671, 9152, 1152, 768}, {336, 10688, 3392, 384}};
+               {698, 256, 7680, 0}, {671, 9152, 1152, 768}, {336, 10688, 3392, 384}, {1025, 8320, 2048, 1120},
+               {460, 8320, 2048, 0}};
   for (const auto& c : sized) {
     const GatedMlpArgs a = gated(c.M, c.N, c.K);
     KernelChoice choice;
