@@ -747,12 +747,13 @@ bool cooperative_mid_k_on_hbm3(const Configuration& c, const GatedMlpArgs& args,
 // model's weights keep its pick): the swapped pingpong 128x160 2x1 (cuBLASLt's own kernel at
 // 594x14336x4096 is such a tile, nvjet_sm90_tst_128x160_64x5_2x1_v_bz_TNT) where the rules above pick
 // a pingpong 128x128 or the cooperative 160-token tiles and 160-token tiles compute fewer rows, or as
-// many with K under 5120. H200, swept beside the dispatched kernel on the catalogue's
-// 594-598, 944-948 and 1500-1504 tokens (8 MLPs) and 43 fresh draws of 257-4096 tokens
-// (bench/results/tuning/issue9/pingpong-160/): where the rule holds it took 0.89-1.02x the time (36 of
-// 40 faster), 594x18944x3584 0.877 -> 0.953 of cuBLASLt + act·mul, 944x8192x3072 0.973 -> 1.056,
-// 293x49344x2368 0.874 -> 0.980 (two cooperative 160-token tiles); as many rows with K >= 5120
-// 0.95-1.05x (594x28672x8192 1.05x); more rows 0.96-1.27x.
+// many with K under 5120. H200, swept beside the dispatched kernel on the catalogue's 594-598,
+// 944-948 and 1500-1504 tokens (8 MLPs) and 43 random draws of 257-4096 tokens
+// (bench/results/tuning/issue9/pingpong-160/): at the 44 calls the rule takes it took 0.955x the
+// time (0.89-1.02x), 0.984 -> 1.031 of cuBLASLt + act·mul (594x18944x3584 0.877 -> 0.953,
+// 944x8192x3072 0.973 -> 1.056, 293x49344x2368 0.874 -> 0.980 on two cooperative 160-token tiles);
+// as many rows with K >= 5120 0.95-1.05x (594x28672x8192 1.05x), more rows up to 1.27x. On 30
+// fresh draws it changes: 0.973x (0.86-1.07x), 1.014 -> 1.042, below 0.95 at 6 -> 4.
 constexpr std::int64_t kPingpong160MinTokens = 257;
 constexpr std::int64_t kPingpong160MaxTokens = 4096;
 constexpr std::int64_t kPingpong160MinK = 2048;
