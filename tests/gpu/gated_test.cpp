@@ -122,13 +122,14 @@ std::vector<GatedCase> features() {
   // past one wave (450 weight tiles, the last of four waves 41 % full).
   cases.push_back({131, 28800, 8192, DType::kBF16, kActivations[0], true});
   // On an H100, 1025-4096 tokens with K of 2048-5119 and a partial 128-row tile: the swapped 160- or
-  // 224-token tiles, whichever computes fewer rows, as dispatch picks them (an H200 keeps the rules).
+  // 224-token tiles, whichever computes fewer rows, as dispatch picks them (160 as the pingpong
+  // 128x160; an H200 takes 1100 tokens by that kernel's own rule).
   cases.push_back({1100, 8320, 2048, DType::kBF16, kActivations[3], true});
   cases.push_back({1300, 8320, 2112, DType::kBF16, kActivations[2], false});
-  // Off HBM3 (an H200), 257-4096 tokens with K of 2048-8192 on more than 127 weight tiles: the
-  // swapped pingpong 128x160 2x1 where 160-token tiles compute fewer rows, or as many with K under
-  // 5120, as dispatch picks it (two tiles; six, the last partial; seven, x padded to 1120 rows; the
-  // 1100-token case above is one too).
+  // 257-4096 tokens with K of 2048-8192 on more than 127 weight tiles: the swapped pingpong 128x160
+  // 2x1 where 160-token tiles compute fewer rows, or as many (off HBM3 with K under 5120), as dispatch
+  // picks it (two tiles; six, the last partial; seven, x padded to 1120 rows; the 1100-token case
+  // above is one too, and on an H100 its 160-token tiles are these).
   cases.push_back({300, 8320, 2048, DType::kBF16, kActivations[2], true});
   cases.push_back({944, 8320, 2112, DType::kBF16, kActivations[1], false});
   cases.push_back({1025, 8320, 2048, DType::kBF16, kActivations[0], true});
@@ -237,8 +238,7 @@ TEST_F(GatedBehavior, TwoRunsAreBitwiseEqual) {
 // With a workspace the kernel reads a zero-padded copy of x; without one, x in place (its last
 // token tile's TMA boxes then run past x's last row). Same kernel, same valid rows: bitwise equal.
 TEST_F(GatedBehavior, PaddedAndInPlaceTokenReadsAgree) {
-  // Dispatch pads x at 1025 tokens of the 8320-row weight (seven 160-token tiles: pingpong on an
-  // H200, cooperative on an H100) and 336 of the 10688-row one (the 96-token pair); 581 x 320 x 320 is too small a call to pay for the copy,
+  // Dispatch pads x at 1025 tokens of the 8320-row weight (seven 160-token tiles) and 336 of the 10688-row one (the 96-token pair); 581 x 320 x 320 is too small a call to pay for the copy,
   // 380 tokens fill their last 96-token tile but for 4 rows, and 96 tokens of the 14336-row weight
   // fill one 96-token tile. None of these is delegated.
   const struct {

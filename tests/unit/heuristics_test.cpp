@@ -516,7 +516,7 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {209, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},    {224, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},
       {225, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"}, {512, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
       {257, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},    {288, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},
-      {289, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1"},  // pingpong160_off_hbm3 from here on
+      {289, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1"},  // pingpong160_pays from here on
       {320, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1"},
       {321, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},  {373, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
       {385, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk"},
@@ -575,7 +575,7 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {200, 14336, 3584, "swap_coop_128x208x64_c2x1"},
       {149, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
       {200, 29568, 8192, "swap_coop_128x208x64_c2x1"},
-      {300, 8192, 2048, "swap_pingpong_128x160x64_c2x1"},  // pingpong160_off_hbm3 (K < 5120)
+      {300, 8192, 2048, "swap_pingpong_128x160x64_c2x1"},  // pingpong160_pays (K < 5120)
       {200, 9856, 384, "pingpong_128x128x64_c1x2"},              // K < 1024: the wave model's
       {281, 13888, 384, "pingpong_128x128x64_c1x2"},
       {161, 14848, 320, "swap_pingpong_128x96x64_c1x2"},
@@ -622,7 +622,7 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {170, 36864, 4096, "swap_pingpong_128x96x64_c1x2"},
       {155, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
       {350, 29568, 8192, "swap_pingpong_128x96x64_c1x2"},
-      {790, 29568, 8192, "swap_pingpong_128x160x64_c2x1"},  // pingpong160_off_hbm3: 800 rows, not 896
+      {790, 29568, 8192, "swap_pingpong_128x160x64_c2x1"},  // pingpong160_pays: 800 rows, not 896
       // With K under 2048 those keep the pairs (fresh draws), but two of 144 do not.
       {405, 45184, 1152, "swap_pingpong_128x128x64_c1x2"},
       {313, 48128, 1024, "swap_pingpong_128x96x64_c1x2"},
@@ -633,10 +633,10 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       // Two 224-token tiles up to 448 tokens, then the 128-token pair.
       {385, 14336, 4096, "swap_coop_128x224x64_c2x1_streamk"},
       {448, 8192, 2048, "swap_coop_128x224x64_c2x1"},
-      {449, 14336, 4096, "swap_pingpong_128x160x64_c2x1"},  // pingpong160_off_hbm3: 480 rows of 160
+      {449, 14336, 4096, "swap_pingpong_128x160x64_c2x1"},  // pingpong160_pays: 480 rows of 160
       {480, 14336, 4096, "swap_pingpong_128x160x64_c2x1"},
       // Five 160-token tiles at 769-800 tokens: stream-K below a 95 % full last wave, but the
-      // pingpong 160-token tiles with K under 5120 (pingpong160_off_hbm3), and where they compute
+      // pingpong 160-token tiles with K under 5120 (pingpong160_pays), and where they compute
       // fewer rows than the 128-row tiles.
       {769, 14336, 4096, "swap_pingpong_128x160x64_c2x1"},
       {800, 18944, 3584, "swap_pingpong_128x160x64_c2x1"},
@@ -842,7 +842,7 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
         << c.M << "x" << c.N << "x" << c.K;
   }
   // 128 weight tiles (N = 8192, Llama-3.2 1B) keep the rules (here the 128-token pair, which
-  // pingpong160_off_hbm3 turns into 160-token tiles) at 1229 tokens, where 127 take the model's
+  // pingpong160_pays turns into 160-token tiles) at 1229 tokens, where 127 take the model's
   // unswapped pingpong. So do the shapes the delegation rule takes, for a call
   // without the product's workspace (sweep-delegated.json: the model's 128x32 ran 0.33x cuBLASLt +
   // act·mul at 655x448x22208, the rules' stream-K 0.65x).
@@ -851,7 +851,7 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
   ASSERT_TRUE(select(gated(688, 10240, 35264), h100, kernel_table(), &on_h100).ok());
   EXPECT_EQ(name(on_h100.key), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2")
       << "449-1024 tokens, K >= 16384: the rules on an H100";
-  EXPECT_EQ(chosen(gated(1229, 8192, 4416)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1") << "the rules, then pingpong160_off_hbm3";
+  EXPECT_EQ(chosen(gated(1229, 8192, 4416)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1") << "the rules, then pingpong160_pays";
   EXPECT_EQ(chosen(gated(1229, 8128, 4416)), "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2");
   EXPECT_EQ(chosen(gated(655, 448, 22208)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk");
 }
@@ -945,20 +945,21 @@ TEST(GatedMlpHeuristics, LongKOnAnH100TakesTheCooperative128x256) {
 
 // An H100 runs 1025-4096 tokens with K of 2048-5119 that leave a 128-row tile partial on the
 // swapped cooperative 160- or 224-token tiles, whichever computes fewer rows, where the other rules
-// pick a pingpong 128x128 that computes as many rows or more; an H200 keeps the pingpong.
+// pick a pingpong 128x128 that computes as many rows or more (160-token tiles then run as the
+// pingpong 128x160, pingpong160_pays); an H200 keeps the pingpong 128x128 unless 160 pays.
 TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheSwapped160Or224) {
   const DeviceCaps h100 = epifuse::detail::h100();
-  const std::string swapped160 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1";
+  const std::string pingpong160 = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1";
   const std::string swapped224 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1";
   const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
   const std::string swapped_pingpong = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
-  EXPECT_EQ(chosen_on(h100, gated(1100, 8320, 2048)), swapped160) << "1120 rows against 1152";
-  EXPECT_EQ(chosen_on(hopper(), gated(1100, 8320, 2048)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1") << "pingpong160_off_hbm3";
+  EXPECT_EQ(chosen_on(h100, gated(1100, 8320, 2048)), pingpong160) << "1120 rows against 1152";
+  EXPECT_EQ(chosen_on(hopper(), gated(1100, 8320, 2048)), pingpong160) << "pingpong160_pays";
   EXPECT_EQ(chosen_on(h100, gated(1300, 8320, 2112)), swapped224) << "1344 rows against 1408";
   EXPECT_EQ(chosen_on(h100, gated(1949, 50240, 3584)), swapped224);
-  EXPECT_EQ(chosen_on(h100, gated(2376, 20288, 5056)), swapped160) << "K under 5120";
+  EXPECT_EQ(chosen_on(h100, gated(2376, 20288, 5056)), pingpong160) << "K under 5120";
   EXPECT_EQ(chosen_on(h100, gated(1025, 17920, 5120)), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2") << "K 5120";
-  EXPECT_EQ(chosen_on(h100, gated(944, 8192, 3072)), swapped_pingpong) << "1024 tokens or fewer";
+  EXPECT_EQ(chosen_on(h100, gated(944, 8192, 3072)), pingpong160) << "1024 tokens or fewer: pingpong160_pays alone";
   EXPECT_EQ(chosen_on(h100, gated(2048, 14336, 4096)), swapped_pingpong) << "whole 128-row tiles";
   EXPECT_EQ(chosen_on(h100, gated(1144, 15424, 1792)), pingpong) << "K under 2048";
 }
@@ -974,8 +975,8 @@ TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheCooperative128x256Where
   EXPECT_EQ(chosen_on(hopper(), gated(1500, 8192, 2048)), swapped_pingpong);
   EXPECT_EQ(chosen_on(h100, gated(1400, 8320, 2048)), cooperative) << "1440 rows of 160 against 1408";
   EXPECT_EQ(chosen_on(h100, gated(2298, 5888, 4416)), cooperative) << "the wave model's pingpong (92 weight tiles)";
-  EXPECT_EQ(chosen_on(h100, gated(1831, 29632, 2112)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x160x64_c2x1")
-      << "1920 rows of 160 against 1920: the swapped tiles";
+  EXPECT_EQ(chosen_on(h100, gated(1831, 29632, 2112)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1")
+      << "1920 rows of 160 against 1920: the swapped tiles, as the pingpong 128x160";
   EXPECT_EQ(chosen_on(h100, gated(2940, 17728, 2816)), pingpong) << "past 2304 tokens";
   EXPECT_EQ(chosen_on(h100, gated(2176, 14336, 4096)), pingpong) << "whole 128-row tiles";
   EXPECT_EQ(chosen_on(h100, gated(1150, 15040, 1984)), pingpong) << "K under 2048";
@@ -984,10 +985,10 @@ TEST(GatedMlpHeuristics, PartialTokenTilesOnAnH100TakeTheCooperative128x256Where
   EXPECT_EQ(to_string(choice), cooperative) << "the default raster, where K >= 5120 would walk along the tokens";
 }
 
-// Off HBM3, 257-4096 tokens with K of 2048-8192 on more than 127 weight tiles take the swapped
-// pingpong 128x160 2x1 where its tiles compute fewer rows than the pingpong 128x128 or cooperative
-// 160-token tiles the rules pick, or as many with K under 5120.
-TEST(GatedMlpHeuristics, PingpongTilesOf160TokensOffHbm3) {
+// 257-4096 tokens with K of 2048-8192 on more than 127 weight tiles take the swapped pingpong
+// 128x160 2x1 where its tiles compute fewer rows than the pingpong 128x128 or cooperative 160-token
+// tiles the rules pick, or as many (off HBM3 only with K under 5120).
+TEST(GatedMlpHeuristics, PingpongTilesOf160Tokens) {
   const std::string pingpong160 = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1";
   const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
   const std::string swapped_pingpong = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
@@ -1001,7 +1002,10 @@ TEST(GatedMlpHeuristics, PingpongTilesOf160TokensOffHbm3) {
   EXPECT_EQ(chosen(gated(4097, 14336, 4096)), pingpong) << "past 4096 tokens";
   EXPECT_NE(chosen(gated(944, 8128, 3072)), pingpong160) << "127 weight tiles: the wave model's pick";
   EXPECT_EQ(chosen(gated(944, 8192, 3072)), pingpong160) << "128 weight tiles";
-  EXPECT_EQ(chosen_on(epifuse::detail::h100(), gated(594, 14336, 4096)), pingpong) << "an H100";
+  EXPECT_EQ(chosen_on(epifuse::detail::h100(), gated(594, 14336, 4096)), pingpong160) << "an H100";
+  EXPECT_EQ(chosen_on(epifuse::detail::h100(), gated(594, 28672, 8192)), pingpong160) << "an H100 takes ties at K 8192";
+  EXPECT_EQ(chosen_on(epifuse::detail::h100(), gated(1300, 8320, 2112)),
+            "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1") << "224-token tiles stay";
 }
 
 // More than 4096 tokens: the wave model for narrow weights with K >= 32768, and the swapped pingpong

@@ -48,10 +48,10 @@
 // with K of 2048-5119 and a partial 128-row tile up to 4096 tokens, the swapped cooperative 160- or
 // 224-token tiles where they compute no more rows than that pingpong (swapped_tiles_on_hbm3), and
 // where they would compute more, up to 2304 tokens, the cooperative 128x256 1x2
-// (cooperative_mid_k_on_hbm3). Off HBM3, at 257-4096 tokens with K of 2048-8192 on more than 127
-// weight tiles, the swapped pingpong 128x160 2x1 where 160-token tiles compute fewer rows than the
-// pingpong 128x128 or cooperative 160-token tiles picked above, or as many with K < 5120
-// (pingpong160_off_hbm3).
+// (cooperative_mid_k_on_hbm3). At 257-4096 tokens with K of 2048-8192 on more than 127 weight
+// tiles, the swapped pingpong 128x160 2x1 where 160-token tiles compute fewer rows than the
+// pingpong 128x128 or cooperative 160-token tiles picked above, or as many (off HBM3 only with
+// K < 5120; pingpong160_pays).
 // Stream-K: the swapped 128x32 (M <= 256) below half a wave at K >= 8192, and past one wave where
 // the last is below half full, the waves below 85 % full and K >= 2048 (whole_or_stream_k); a
 // swapped cooperative 128x128 (M > 256) stream-K kernel where whole tiles would fill their last
@@ -743,25 +743,30 @@ bool cooperative_mid_k_on_hbm3(const Configuration& c, const GatedMlpArgs& args,
          cooperative_on_hbm3(c, args, caps, kHbm3CooperativeMidKMinK);
 }
 
-// Off HBM3 (an H200), 257-4096 tokens with K of 2048-8192 on more than 127 weight tiles (the wave
-// model's weights keep its pick): the swapped pingpong 128x160 2x1 (cuBLASLt's own kernel at
-// 594x14336x4096 is such a tile, nvjet_sm90_tst_128x160_64x5_2x1_v_bz_TNT) where the rules above pick
-// a pingpong 128x128 or the cooperative 160-token tiles and 160-token tiles compute fewer rows, or as
-// many with K under 5120. H200, swept beside the dispatched kernel on the catalogue's 594-598,
+// 257-4096 tokens with K of 2048-8192 on more than 127 weight tiles (the wave model's weights keep
+// its pick): the swapped pingpong 128x160 2x1 (cuBLASLt's own kernel at 594x14336x4096 is such a
+// tile, nvjet_sm90_tst_128x160_64x5_2x1_v_bz_TNT) where the rules above (the HBM3 ones included)
+// pick a pingpong 128x128 or the cooperative 160-token tiles and 160-token tiles compute fewer rows,
+// or as many (off HBM3 only with K under 5120). H200, swept beside the dispatched kernel on the catalogue's 594-598,
 // 944-948 and 1500-1504 tokens (8 MLPs) and 43 random draws of 257-4096 tokens
 // (bench/results/tuning/issue9/pingpong-160/): at the 44 calls the rule takes it took 0.955x the
 // time (0.89-1.02x), 0.984 -> 1.031 of cuBLASLt + act·mul (594x18944x3584 0.877 -> 0.953,
 // 944x8192x3072 0.973 -> 1.056, 293x49344x2368 0.874 -> 0.980 on two cooperative 160-token tiles);
 // as many rows with K >= 5120 0.95-1.05x (594x28672x8192 1.05x), more rows up to 1.27x. On 30
 // fresh draws it changes: 0.973x (0.86-1.07x), 1.014 -> 1.042, below 0.95 at 6 -> 4.
+// H100, the same catalogue points below 1000 tokens and those 30 draws, swept
+// (pingpong-160/h100-sweep-db34467/): where this takes the call 0.82-1.02x the time; as many rows
+// with K >= 5120 0.87-0.96x at the six catalogue points (594-598 tokens, Llama-3 70B, Qwen2.5-72B,
+// Phi-3 medium), so an H100 takes those ties too; the swapped_tiles_on_hbm3 pick (cooperative
+// 160-token tiles, as many rows) 0.82-1.02x at 12 draws.
 constexpr std::int64_t kPingpong160MinTokens = 257;
 constexpr std::int64_t kPingpong160MaxTokens = 4096;
 constexpr std::int64_t kPingpong160MinK = 2048;
 constexpr std::int64_t kPingpong160MaxK = 8192;
 constexpr std::int64_t kPingpong160TieMaxK = 5120;
 
-bool pingpong160_off_hbm3(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
-  if (has_hbm3(caps) || args.M < kPingpong160MinTokens || args.M > kPingpong160MaxTokens ||
+bool pingpong160_pays(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
+  if (args.M < kPingpong160MinTokens || args.M > kPingpong160MaxTokens ||
       args.w.K < kPingpong160MinK || args.w.K > kPingpong160MaxK || ceil_div(2 * args.w.N, 128) <= kFewWeightTiles) {
     return false;
   }
@@ -770,7 +775,7 @@ bool pingpong160_off_hbm3(const Configuration& c, const GatedMlpArgs& args, cons
   const std::int64_t step = c.swap_ab ? c.tile.n * c.cluster.n : c.tile.m * c.cluster.m;
   const std::int64_t rows = ceil_div(args.M, step) * step;
   const std::int64_t rows160 = ceil_div(args.M, 160) * 160;
-  return rows160 < rows || (rows160 == rows && args.w.K < kPingpong160TieMaxK);
+  return rows160 < rows || (rows160 == rows && (has_hbm3(caps) || args.w.K < kPingpong160TieMaxK));
 }
 
 // CUTLASS's heuristic walks the tiles along the weight once the token tiles outnumber the weight's
@@ -802,11 +807,10 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   const bool cooperative = cooperative_on_hbm3(by_shape, args, caps, kHbm3LongK);
   const bool swapped_tiles = !cooperative && swapped_tiles_on_hbm3(by_shape, args, caps);
   const bool cooperative_mid_k = !cooperative && !swapped_tiles && cooperative_mid_k_on_hbm3(by_shape, args, caps);
-  const bool pingpong160 = pingpong160_off_hbm3(by_shape, args, caps);
-  const Configuration chosen = cooperative || cooperative_mid_k ? kCooperative1x2
-                               : swapped_tiles                  ? fewer_rows_of_160_or_224(args.M)
-                               : pingpong160                    ? kSwappedPingpong160
-                                                                : by_shape;
+  const Configuration ruled = cooperative || cooperative_mid_k ? kCooperative1x2
+                              : swapped_tiles                  ? fewer_rows_of_160_or_224(args.M)
+                                                               : by_shape;
+  const Configuration chosen = pingpong160_pays(ruled, args, caps) ? kSwappedPingpong160 : ruled;
   Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
   whole_tiles.decomposition = Decomposition::kDataParallel;
   // The 160-token kernel's whole tiles took 1.03-1.06x the 144-token tile's time where
