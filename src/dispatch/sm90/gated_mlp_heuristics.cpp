@@ -755,10 +755,12 @@ bool cooperative_mid_k_on_hbm3(const Configuration& c, const GatedMlpArgs& args,
 // as many rows with K >= 5120 0.95-1.05x (594x28672x8192 1.05x), more rows up to 1.27x. On 30
 // fresh draws it changes: 0.973x (0.86-1.07x), 1.014 -> 1.042, below 0.95 at 6 -> 4.
 // H100, the same catalogue points below 1000 tokens and those 30 draws, swept
-// (pingpong-160/h100-sweep-db34467/): where this takes the call 0.82-1.02x the time; as many rows
-// with K >= 5120 0.87-0.96x at the six catalogue points (594-598 tokens, Llama-3 70B, Qwen2.5-72B,
-// Phi-3 medium), so an H100 takes those ties too; the swapped_tiles_on_hbm3 pick (cooperative
-// 160-token tiles, as many rows) 0.82-1.02x at 12 draws.
+// (pingpong-160/h100-sweep-db34467/): where this takes the call 0.932x the time (54 calls,
+// 0.82-1.02x), 0.941 -> 1.010; as many rows with K >= 5120 0.87-0.96x at the six catalogue points
+// (594-598 tokens, Llama-3 70B, Qwen2.5-72B, Phi-3 medium), so an H100 takes those ties too; the
+// swapped_tiles_on_hbm3 pick (cooperative 160-token tiles, as many rows) 0.82-1.02x at 12 draws.
+// On 18 fresh draws it changes on an H100 (h100-ab-8750e70/): 0.926x (0.84-1.25x), 0.941 -> 1.016,
+// below 0.95 at 8 -> 2; 2305x51584x4864 took 1.25x (cooperative 160-token tiles before).
 constexpr std::int64_t kPingpong160MinTokens = 257;
 constexpr std::int64_t kPingpong160MaxTokens = 4096;
 constexpr std::int64_t kPingpong160MinK = 2048;
