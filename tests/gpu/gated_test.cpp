@@ -238,9 +238,10 @@ TEST_F(GatedBehavior, TwoRunsAreBitwiseEqual) {
 // With a workspace the kernel reads a zero-padded copy of x; without one, x in place (its last
 // token tile's TMA boxes then run past x's last row). Same kernel, same valid rows: bitwise equal.
 TEST_F(GatedBehavior, PaddedAndInPlaceTokenReadsAgree) {
-  // Dispatch pads x at 1025 tokens of the 8320-row weight (seven 160-token tiles) and 336 of the 10688-row one (the 96-token pair); 581 x 320 x 320 is too small a call to pay for the copy,
-  // 380 tokens fill their last 96-token tile but for 4 rows, and 96 tokens of the 14336-row weight
-  // fill one 96-token tile. None of these is delegated.
+  // Dispatch pads x at 1025 tokens of the 8320-row weight (seven 160-token tiles) and 336 of the
+  // 10688-row one (the 96-token pair); 581 x 320 x 320 is too small a call to pay for the copy, 380
+  // tokens fill their last 96-token tile but for 4 rows, and 96 tokens of the 14336-row weight fill one
+  // 96-token tile. None of these is delegated.
   const struct {
     std::int64_t M, N, K;
     bool padded;

@@ -521,7 +521,8 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {321, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},  {373, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
       {385, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk"},
       {448, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk"},
-      {545, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"}, {600, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1"},
+      {545, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
+      {600, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1"},
       {777, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1"},
       {801, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},     {1286, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       {4096, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
@@ -555,7 +556,8 @@ TEST(GatedMlpHeuristics, ShortKTiesTakeTheUnswappedTiles) {
   EXPECT_EQ(chosen(gated(3000, 12288, 1016)), unswapped);
   EXPECT_EQ(chosen(gated(700, 8192, 320)), unswapped) << "the GPU suite's case";
   EXPECT_EQ(chosen(gated(2560, 12288, 1024)), swapped) << "K 1024";
-  EXPECT_EQ(chosen(gated(1414, 10304, 4096)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1") << "1440 rows of 160 against 1536";
+  EXPECT_EQ(chosen(gated(1414, 10304, 4096)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1")
+      << "1440 rows of 160 against 1536";
   EXPECT_EQ(chosen(gated(1600, 16384, 256)), unswapped) << "13 tiles: the unswapped pad less anyway";
 }
 
@@ -851,7 +853,8 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
   ASSERT_TRUE(select(gated(688, 10240, 35264), h100, kernel_table(), &on_h100).ok());
   EXPECT_EQ(name(on_h100.key), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2")
       << "449-1024 tokens, K >= 16384: the rules on an H100";
-  EXPECT_EQ(chosen(gated(1229, 8192, 4416)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1") << "the rules, then pingpong160_pays";
+  EXPECT_EQ(chosen(gated(1229, 8192, 4416)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1")
+      << "the rules, then pingpong160_pays";
   EXPECT_EQ(chosen(gated(1229, 8128, 4416)), "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2");
   EXPECT_EQ(chosen(gated(655, 448, 22208)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk");
 }
@@ -992,6 +995,7 @@ TEST(GatedMlpHeuristics, PingpongTilesOf160Tokens) {
   const std::string pingpong160 = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1";
   const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
   const std::string swapped_pingpong = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
+  const DeviceCaps h100 = epifuse::detail::h100();
   EXPECT_EQ(chosen(gated(594, 14336, 4096)), pingpong160) << "640 rows either way, K under 5120";
   EXPECT_EQ(chosen(gated(594, 28672, 8192)), pingpong) << "640 rows either way, K 8192";
   EXPECT_EQ(chosen(gated(944, 28672, 8192)), pingpong160) << "960 rows against 1024";
@@ -1002,10 +1006,10 @@ TEST(GatedMlpHeuristics, PingpongTilesOf160Tokens) {
   EXPECT_EQ(chosen(gated(4097, 14336, 4096)), pingpong) << "past 4096 tokens";
   EXPECT_NE(chosen(gated(944, 8128, 3072)), pingpong160) << "127 weight tiles: the wave model's pick";
   EXPECT_EQ(chosen(gated(944, 8192, 3072)), pingpong160) << "128 weight tiles";
-  EXPECT_EQ(chosen_on(epifuse::detail::h100(), gated(594, 14336, 4096)), pingpong160) << "an H100";
-  EXPECT_EQ(chosen_on(epifuse::detail::h100(), gated(594, 28672, 8192)), pingpong160) << "an H100 takes ties at K 8192";
-  EXPECT_EQ(chosen_on(epifuse::detail::h100(), gated(1300, 8320, 2112)),
-            "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1") << "224-token tiles stay";
+  EXPECT_EQ(chosen_on(h100, gated(594, 14336, 4096)), pingpong160) << "an H100";
+  EXPECT_EQ(chosen_on(h100, gated(594, 28672, 8192)), pingpong160) << "an H100 takes ties at K 8192";
+  EXPECT_EQ(chosen_on(h100, gated(1300, 8320, 2112)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1")
+      << "224-token tiles stay";
 }
 
 // More than 4096 tokens: the wave model for narrow weights with K >= 32768, and the swapped pingpong

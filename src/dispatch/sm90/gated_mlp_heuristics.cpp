@@ -746,20 +746,20 @@ bool cooperative_mid_k_on_hbm3(const Configuration& c, const GatedMlpArgs& args,
 // 257-4096 tokens with K of 2048-8192 on more than 127 weight tiles (the wave model's weights keep
 // its pick): the swapped pingpong 128x160 2x1 (cuBLASLt's own kernel at 594x14336x4096 is such a
 // tile, nvjet_sm90_tst_128x160_64x5_2x1_v_bz_TNT) where the rules above (the HBM3 ones included)
-// pick a pingpong 128x128 or the cooperative 160-token tiles and 160-token tiles compute fewer rows,
-// or as many (off HBM3 only with K under 5120). H200, swept beside the dispatched kernel on the catalogue's 594-598,
-// 944-948 and 1500-1504 tokens (8 MLPs) and 43 random draws of 257-4096 tokens
-// (bench/results/tuning/issue9/pingpong-160/): at the 44 calls the rule takes it took 0.955x the
-// time (0.89-1.02x), 0.984 -> 1.031 of cuBLASLt + act·mul (594x18944x3584 0.877 -> 0.953,
+// pick a pingpong 128x128 or the cooperative 160-token tiles and 160-token tiles compute fewer
+// rows, or as many (off HBM3 only with K under 5120). H200, swept beside the dispatched kernel on
+// the catalogue's 594-598, 944-948 and 1500-1504 tokens (8 MLPs) and 43 random draws of 257-4096
+// tokens (bench/results/tuning/issue9/pingpong-160/): at the 44 calls the rule takes it took 0.955x
+// the time (0.89-1.02x), 0.984 -> 1.031 of cuBLASLt + act·mul (594x18944x3584 0.877 -> 0.953,
 // 944x8192x3072 0.973 -> 1.056, 293x49344x2368 0.874 -> 0.980 on two cooperative 160-token tiles);
-// as many rows with K >= 5120 0.95-1.05x (594x28672x8192 1.05x), more rows up to 1.27x. On 30
-// fresh draws it changes: 0.973x (0.86-1.07x), 1.014 -> 1.042, below 0.95 at 6 -> 4.
+// as many rows with K >= 5120 0.95-1.05x (594x28672x8192 1.05x), more rows up to 1.27x. On 30 fresh
+// draws it changes: 0.973x (0.86-1.07x), 1.014 -> 1.042, below 0.95 at 6 -> 4.
 // H100, the same catalogue points below 1000 tokens and those 30 draws, swept
 // (pingpong-160/h100-sweep-db34467/): where this takes the call 0.932x the time (54 calls,
 // 0.82-1.02x), 0.941 -> 1.010; as many rows with K >= 5120 0.87-0.96x at the six catalogue points
 // (594-598 tokens, Llama-3 70B, Qwen2.5-72B, Phi-3 medium), so an H100 takes those ties too; the
-// swapped_tiles_on_hbm3 pick (cooperative 160-token tiles, as many rows) 0.82-1.02x at 12 draws.
-// On 18 fresh draws it changes on an H100 (h100-ab-8750e70/): 0.926x (0.84-1.25x), 0.941 -> 1.016,
+// swapped_tiles_on_hbm3 pick (cooperative 160-token tiles, as many rows) 0.82-1.02x at 12 draws. On
+// 18 fresh draws it changes on an H100 (h100-ab-8750e70/): 0.926x (0.84-1.25x), 0.941 -> 1.016,
 // below 0.95 at 8 -> 2; 2305x51584x4864 took 1.25x (cooperative 160-token tiles before).
 constexpr std::int64_t kPingpong160MinTokens = 257;
 constexpr std::int64_t kPingpong160MaxTokens = 4096;
@@ -768,8 +768,8 @@ constexpr std::int64_t kPingpong160MaxK = 8192;
 constexpr std::int64_t kPingpong160TieMaxK = 5120;
 
 bool pingpong160_pays(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
-  if (args.M < kPingpong160MinTokens || args.M > kPingpong160MaxTokens ||
-      args.w.K < kPingpong160MinK || args.w.K > kPingpong160MaxK || ceil_div(2 * args.w.N, 128) <= kFewWeightTiles) {
+  if (args.M < kPingpong160MinTokens || args.M > kPingpong160MaxTokens || args.w.K < kPingpong160MinK ||
+      args.w.K > kPingpong160MaxK || ceil_div(2 * args.w.N, 128) <= kFewWeightTiles) {
     return false;
   }
   const bool cooperative160 = c.swap_ab && c.schedule == Schedule::kCooperative && c.tile.n == 160;
