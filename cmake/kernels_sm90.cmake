@@ -74,8 +74,9 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 96 64 CLUSTER 1 2 
 # leave the last wave short.
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB)
 # The same 160-token tile as a pingpong (each warp group its own tile, one's epilogue under the
-# other's K loop): cuBLASLt's pick at 594x14336x4096 on an H200. Off HBM3 it takes 257-4096 tokens
-# where 160-token tiles compute fewer rows than the 128-row ones (src/dispatch/sm90/gated_mlp_heuristics.cpp).
+# other's K loop): cuBLASLt's pick at 594x14336x4096 on an H200. It takes 257-4096 tokens where
+# 160-token tiles compute no more rows than the 128-row or cooperative 160-token tiles the rules pick
+# (pingpong160_pays, src/dispatch/sm90/gated_mlp_heuristics.cpp).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 160 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB DECOMPOSITION stream_k)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 2 1 SWAP_AB)

@@ -3,13 +3,14 @@
 // (M x 2N x K, bf16 inputs, the weight transposed as epifuse's delegates call it) it times every
 // returned algorithm (3 warm-up and 20 timed calls, CUDA events, operands of zeros) and prints
 // one line per output type: index, µs, tile id, stages id, cluster shape id, split-K count, workspace
-// bytes (the ids are cublasLt.h's enums). Under a profiler, --once runs each candidate once, untimed,
+// bytes (the ids are cublasLt.h's enums). Under a profiler, --once runs each candidate once (one cold call timed),
 // so that the profiler's kernel names follow the printed order.
 //
 //   epifuse-cublaslt-probe [--once] [MxNxK ...]     (N: the gated output width; default: eight random-suite shapes)
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -86,7 +87,7 @@ void probe(cublasLtHandle_t handle, const Shape& s, cudaDataType_t out, void* wo
     std::printf("  #%d %.1f us (tile %d, stages %d, cluster %d, split-K %d, ws %zu)", i, ms * 1000.0f / timed,
                 config_attribute<int>(algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
                 config_attribute<int>(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID),
-                config_attribute<int>(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID),
+                config_attribute<std::uint16_t>(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID),
                 config_attribute<int>(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM), results[i].workspaceSize);
   }
   std::printf("\n");

@@ -516,7 +516,7 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {209, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},    {224, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1"},
       {225, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"}, {512, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2"},
       {257, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},    {288, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},
-      {289, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1"},  // pingpong160_pays from here on
+      {289, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1"},  // pingpong160_pays
       {320, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1"},
       {321, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},  {373, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"},
       {385, "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1_streamk"},

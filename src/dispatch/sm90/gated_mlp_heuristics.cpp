@@ -525,8 +525,8 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
     // On the wider weights the 144-token tile only within two token tiles and the 208-token one
     // within one, as the rules below take them: at 385-448 tokens the model's three of 144 or two
     // of 208 ran 0.88-0.94 of cuBLASLt + act·mul at four shapes where the unswapped pingpong ran
-    // 0.91-1.02 (H200). On 12 fresh draws the caps change, an H100 took 0.997x the time (0.91-1.11x);
-    // no H200 has timed fresh draws.
+    // 0.91-1.02 (H200). On 12 fresh draws the caps change, an H100 took 0.997x the time (0.91-1.11x),
+    // an H200 0.943x (0.83-1.11x).
     const auto as_the_rules_take_them = [&](const Configuration& c) {
       const bool tile144 = c.swap_ab && c.tile.n == 144;
       const bool tile208 = c.swap_ab && c.tile.n == 208;
