@@ -143,6 +143,10 @@ std::vector<GatedCase> features() {
   for (const auto& [M, N] : {std::pair{1, 9472}, {29, 9472}, {37, 9472}, {5, 14848}}) {
     cases.push_back({M, N, 2048, DType::kBF16, kActivations[M % 4], M != 29});
   }
+  // Past one wave with the last at least half full and K >= 8192 (2N / 128 = 199 and 336 tiles):
+  // on an H200 the stream-K twin sharing every tile's K loop (share-tail mode), as dispatch picks it.
+  cases.push_back({5, 12736, 8192, DType::kBF16, kActivations[1], true});
+  cases.push_back({2, 21504, 8256, DType::kBF16, kActivations[2], false});
   // One 128-token tile past one wave of weight tiles with a short last wave (2N / 128 = 146, a last
   // wave of 14): the swapped 128x128 stream-K as dispatch picks it (a partial tile), and whole
   // pingpong tiles at K < 4096; at 65 tokens one 80-token tile.

@@ -724,13 +724,32 @@ TEST(GatedMlpHeuristics, DecodeSharesAShortLastWave) {
   EXPECT_EQ(chosen(gated(32, 28672, 8192)), swap32_stream_k); // Llama-3 70B: 448, last 52, 84.8 %
   EXPECT_EQ(chosen(gated(33, 28672, 8192)), swap32);          // 896 tiles: a last wave of 104
   EXPECT_EQ(chosen(gated(9, 14336, 3584)), swap32);           // Gemma-2 9B: 224, last 92
-  EXPECT_EQ(chosen(gated(1, 29568, 8192)), swap32);           // Qwen2.5-72B: 462, last 66 (half)
+  EXPECT_EQ(chosen(gated(1, 29568, 8192)), swap32_stream_k);  // Qwen2.5-72B: 462, last 66 (half), 87.5 %: shares_past_one_wave
   EXPECT_EQ(chosen(gated(1, 53248, 16384)), swap32);          // Llama-3 405B: 832, last 40, 90 %
   EXPECT_EQ(chosen(gated(1, 8192, 2048)), swap32);            // Llama-3.2 1B: 128 tiles, one wave
   EXPECT_EQ(chosen(gated(34, 4672, 6592)), swap32_stream_k);  // 146 tiles, last 14
   EXPECT_EQ(chosen(gated(6, 26560, 1728)), swap32);           // 415 tiles, last 19, but K < 2048
   EXPECT_EQ(chosen(gated(7, 13120, 3264)), swap32);           // 205 tiles, last 73
-  EXPECT_EQ(chosen(gated(2, 13440, 14336)), swap32);          // 210 tiles, last 78: CUTLASS would run them whole
+  EXPECT_EQ(chosen(gated(2, 13440, 14336)), swap32_stream_k);  // 210 tiles, last 78: DecodeSharesEveryTile...
+}
+
+// Past one wave with the last at least half full, where CUTLASS's heuristic mode runs every tile
+// whole: on HBM3e, with K >= 8192 and whole tiles filling their waves below 92 %, the stream-K twin
+// in the share-tail mode.
+TEST(GatedMlpHeuristics, DecodeSharesEveryTilePastOneWaveWithALongK) {
+  const std::string swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
+  const std::string shared = swap32 + "_streamk stream_k=share_tail";
+  EXPECT_EQ(launched(gated(1, 12736, 62080)), shared) << "199 tiles, 75 %";
+  EXPECT_EQ(launched(gated(5, 14336, 10432)), shared) << "224 tiles, 85 %";
+  EXPECT_EQ(launched(gated(1, 14336, 8192)), shared) << "K 8192";
+  EXPECT_EQ(launched(gated(1, 14336, 4096)), swap32) << "Llama-3 8B: K under 8192";
+  EXPECT_EQ(launched(gated(5, 16448, 10944)), swap32) << "257 tiles, 97 %";
+  EXPECT_EQ(launched(gated(3, 21120, 32896)), shared) << "330 tiles, 83 %";
+  EXPECT_EQ(launched(gated(57, 10624, 45440)), shared) << "two token tiles: 332 tiles";
+  EXPECT_EQ(launched(gated(3, 9088, 31744)), swap32 + "_streamk") << "142 tiles, last 10: the heuristic mode shares";
+  EXPECT_EQ(launched(gated(2, 8192, 49600)), swap32) << "128 tiles: one wave";
+  const DeviceCaps h100 = epifuse::detail::h100();
+  EXPECT_EQ(chosen_on(h100, gated(1, 12736, 62080)), swap32) << "not measured on HBM3";
 }
 
 // One 128-token tile past one wave of weight tiles: the swapped 128x128 stream-K where the last

@@ -53,7 +53,9 @@
 // pingpong 128x128 or cooperative 160-token tiles picked above, or as many (off HBM3 only with
 // K < 5120; pingpong160_pays).
 // Stream-K: the swapped 128x32 (M <= 256) below half a wave at K >= 8192, and past one wave where
-// the last is below half full, the waves below 85 % full and K >= 2048 (whole_or_stream_k); a
+// the last is below half full, the waves below 85 % full and K >= 2048, or (HBM3e) where the last is
+// at least half full, the waves below 92 % full and K >= 8192, in the share-tail mode
+// (whole_or_stream_k, shares_past_one_wave); a
 // swapped cooperative 128x128 (M > 256) stream-K kernel where whole tiles would fill their last
 // wave of SMs below 80 % and K is at least 8192 (narrow N: 0.28-0.93x became 0.50-1.03x).
 // A stream-K kernel whose tiles make less than one wave launches in the share-tail mode where the
@@ -270,6 +272,10 @@ bool shares_the_160_tail(const GatedMlpArgs& args, std::int64_t sm_count);
 StreamKMode stream_k_mode(const Configuration& c, const GatedMlpArgs& args, std::int64_t sm_count) {
   if (c.decomposition != Decomposition::kStreamK) return StreamKMode::kHeuristic;
   if (c.tile.n == 160 && shares_the_160_tail(args, sm_count)) return StreamKMode::kShareTail;
+  // The 128x32 twin past one wave runs where the heuristic mode shares nothing only when
+  // shares_past_one_wave chose it, for the share-tail mode.
+  const std::int64_t tiles = output_tiles(c, args);
+  if (c.tile.n == 32 && tiles > sm_count && !heuristic_mode_shares(tiles, sm_count)) return StreamKMode::kShareTail;
   const ModeledKernel k{c, kStreamKEfficiency};
   return modeled_time(k, args, sm_count, StreamKMode::kShareTail) < modeled_time(k, args, sm_count, StreamKMode::kHeuristic)
              ? StreamKMode::kShareTail
@@ -415,8 +421,26 @@ constexpr double kPastOneWaveStreamKBelowWaveFill = 0.85;
 // 1.02-1.03x on the H200, within 1.2 % on the H100, where Llama-3 8B and Gemma-2 9B at 33-64 tokens
 // (448 tiles) ran 0.98-1.00x; 224 tiles with a last wave of 92 stay whole (the stream-K kernel
 // would run them whole). bench/results/tuning/issue9/decode-stream-k/.
-Configuration whole_or_stream_k(const GatedMlpArgs& args, std::int64_t tiles, std::int64_t sm_count,
+// Past one wave with the last at least half full, where the heuristic mode runs every tile whole:
+// on HBM3e with K >= 8192 and whole tiles filling their waves below 92 %, the stream-K twin in the
+// share-tail mode (the last two waves' tiles share their K loops over the SMs; stream_k_mode). A
+// decode call reads its weight at the speed of the SMs that stream it, and a last wave of 67-90 of
+// 132 SMs leaves the rest idle. H200, the 128x32 kernel forced whole, stream-K and share-tail at
+// 59 calls of 1-57 tokens (bench/results/tuning/issue9/decode-share-tail/): at the 14 calls of
+// 199-336 tiles this takes, share-tail took 0.87-1.00x the time of whole tiles (1x12736x62080 0.873x,
+// 0.879 -> 1.007 of cuBLASLt + act·mul); with K of 1024-4096 it took 1.01-1.08x (Llama-3 8B decode,
+// 224 tiles at K 4096, 1.07x), and at fills of 0.97-0.99 0.998-1.029x. Not measured on HBM3.
+constexpr double kSharePastOneWaveBelowWaveFill = 0.92;
+
+bool shares_past_one_wave(const GatedMlpArgs& args, std::int64_t tiles, const DeviceCaps& caps) {
+  return !has_hbm3(caps) && tiles > caps.sm_count && !heuristic_mode_shares(tiles, caps.sm_count) &&
+         args.w.K >= kStreamKMinK && wave_fill(tiles, caps.sm_count) < kSharePastOneWaveBelowWaveFill;
+}
+
+Configuration whole_or_stream_k(const GatedMlpArgs& args, std::int64_t tiles, const DeviceCaps& caps,
                                 const Configuration& whole, const Configuration& stream_k) {
+  const std::int64_t sm_count = caps.sm_count;
+  if (shares_past_one_wave(args, tiles, caps)) return stream_k;
   if (!heuristic_mode_shares(tiles, sm_count)) return whole;
   if (tiles < sm_count) return args.w.K >= kStreamKMinK ? stream_k : whole;
   return args.w.K >= kPastOneWaveStreamKMinK && wave_fill(tiles, sm_count) < kPastOneWaveStreamKBelowWaveFill
@@ -505,7 +529,7 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   const std::int64_t weight_tiles = ceil_div(2 * args.w.N, 128);
   const bool few_weight_tiles = 2 * weight_tiles * ceil_div(args.M, 128) < sm_count;
   if (args.M <= 64 || (args.M <= 256 && few_weight_tiles)) {
-    return whole_or_stream_k(args, weight_tiles * ceil_div(args.M, 32), sm_count, kSwapped32, kSwapped32StreamK);
+    return whole_or_stream_k(args, weight_tiles * ceil_div(args.M, 32), caps, kSwapped32, kSwapped32StreamK);
   }
   // Not on narrow_long_k's weights: a call there short of the product's workspace keeps the rules
   // below (the model, fitted without those shapes, picked kernels 0.33-0.46x cuBLASLt + act·mul at
