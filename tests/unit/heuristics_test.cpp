@@ -502,10 +502,12 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},      {32, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
       {33, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk"},
       {64, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk"},
-      // One 80- or 96-token tile up to 96 tokens, one 128-token tile beyond.
+      // One 80-, 96- or 112-token tile up to 112 tokens (pingpong112_pays: 224 weight tiles, K 4096),
+      // one 128-token tile beyond.
       {65, "sm90_gated_mlp_bf16_bf16_swap_coop_128x80x64_c2x1"},     {80, "sm90_gated_mlp_bf16_bf16_swap_coop_128x80x64_c2x1"},
       {81, "sm90_gated_mlp_bf16_bf16_swap_coop_128x96x64_c2x1"},     {96, "sm90_gated_mlp_bf16_bf16_swap_coop_128x96x64_c2x1"},
-      {97, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},      {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      {97, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1"}, {112, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1"},
+      {113, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},     {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       // The tiling that pads least: one token tile of 144 to 224, two of 144, 160 or 224,
       // 96-token pairs (192 rows), 128-token pairs, unswapped 128-row tiles.
       {129, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},    {144, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},
@@ -618,7 +620,7 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {262, 32064, 4480, "swap_coop_128x144x64_c2x1"},
       {141, 29568, 6144, "swap_coop_128x144x64_c2x1"},
       {205, 53248, 8192, "swap_coop_128x208x64_c2x1"},
-      {215, 29568, 8192, "swap_pingpong_128x128x64_c1x2"},
+      {215, 29568, 8192, "swap_pingpong_128x112x64_c2x1"},  // pingpong112_pays: 224 rows, not the pair's 256
       {300, 29568, 8192, "swap_coop_128x160x64_c2x1"},
       {440, 36864, 3072, "swap_coop_128x224x64_c2x1"},
       {170, 36864, 4096, "swap_pingpong_128x96x64_c1x2"},
@@ -766,13 +768,15 @@ TEST(GatedMlpHeuristics, OneTokenTileSharesAShortLastWave) {
   }
   EXPECT_EQ(chosen(gated(110, 8832, 13376)), swap128_stream_k);  // 138 tiles, last 6
   EXPECT_EQ(chosen(gated(101, 10112, 4096)), swap128_stream_k);  // 158 tiles, last 26 (a fifth: 26.4)
-  EXPECT_EQ(chosen(gated(101, 10176, 4096)), pingpong);          // 159 tiles, last 27
-  EXPECT_EQ(chosen(gated(101, 10112, 4032)), pingpong);          // K < 4096
+  EXPECT_EQ(chosen(gated(121, 10176, 4096)), pingpong);          // 159 tiles, last 27
+  EXPECT_EQ(chosen(gated(121, 10112, 4032)), pingpong);          // K < 4096
   EXPECT_EQ(chosen(gated(101, 8448, 8192)), pingpong);           // 132 tiles: one full wave
-  EXPECT_EQ(chosen(gated(101, 18944, 3584)), pingpong);          // Qwen2.5-7B: last 32, K < 4096
+  EXPECT_EQ(chosen(gated(121, 18944, 3584)), pingpong);          // Qwen2.5-7B: last 32, K < 4096
   EXPECT_EQ(chosen(gated(123, 9088, 1600)), pingpong);           // last 10, K < 4096
-  EXPECT_EQ(chosen(gated(101, 28672, 8192)), pingpong);          // Llama-3 70B: last 52
-  EXPECT_EQ(chosen(gated(101, 14336, 4096)), pingpong);          // Llama-3 8B: last 92
+  EXPECT_EQ(chosen(gated(121, 28672, 8192)), pingpong);          // Llama-3 70B: last 52
+  EXPECT_EQ(chosen(gated(121, 14336, 4096)), pingpong);          // Llama-3 8B: last 92
+  // At 97-112 tokens those whole tiles run as one 112-token pingpong tile (PingpongTilesOf112Tokens).
+  EXPECT_EQ(chosen(gated(101, 28672, 8192)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1");
   EXPECT_NE(chosen(gated(129, 17920, 5120)), swap128_stream_k);  // two token tiles: other rules
 }
 
@@ -1029,6 +1033,27 @@ TEST(GatedMlpHeuristics, PingpongTilesOf160Tokens) {
   EXPECT_EQ(chosen_on(h100, gated(594, 28672, 8192)), pingpong160) << "an H100 takes ties at K 8192";
   EXPECT_EQ(chosen_on(h100, gated(1300, 8320, 2112)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1")
       << "224-token tiles stay";
+}
+
+// Off HBM3 with K >= 2048: one 112-token pingpong tile at 97-112 tokens past one wave of weight
+// tiles where the pingpong 128x128 would run, two at 193-224 tokens where the 128-token pair would.
+TEST(GatedMlpHeuristics, PingpongTilesOf112Tokens) {
+  const std::string pingpong112 = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1";
+  const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
+  EXPECT_EQ(chosen(gated(104, 18944, 3584)), pingpong112) << "Qwen2.5-7B: 296 weight tiles";
+  EXPECT_EQ(chosen(gated(97, 8960, 2048)), pingpong112) << "140 weight tiles, K 2048";
+  EXPECT_EQ(chosen(gated(104, 8192, 3072)), pingpong) << "Llama-3.2 3B: 128 weight tiles, one wave";
+  EXPECT_EQ(chosen(gated(104, 18944, 1984)), pingpong) << "K under 2048";
+  EXPECT_EQ(chosen(gated(113, 18944, 3584)), pingpong) << "113 tokens";
+  EXPECT_EQ(chosen(gated(104, 17920, 5120)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk")
+      << "Phi-3 medium: the stream-K rule's pick stays";
+  EXPECT_EQ(chosen(gated(221, 29568, 8192)), pingpong112) << "Qwen2.5-72B: the pair's 256 rows";
+  EXPECT_EQ(chosen(gated(214, 57664, 1088)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2") << "K under 2048";
+  EXPECT_EQ(chosen(gated(200, 29568, 8192)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x208x64_c2x1")
+      << "one 208-token tile stays";
+  EXPECT_EQ(chosen(gated(225, 29568, 8192)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2") << "225 tokens";
+  const DeviceCaps h100 = epifuse::detail::h100();
+  EXPECT_NE(chosen_on(h100, gated(104, 18944, 3584)), pingpong112) << "not measured on HBM3";
 }
 
 // More than 4096 tokens: the wave model for narrow weights with K >= 32768, and the swapped pingpong
