@@ -88,8 +88,9 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 224 64 CLUSTER 
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 144 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 176 64 CLUSTER 2 1 SWAP_AB)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 SWAP_AB)
-# A pingpong 112-token tile (104, cuBLASLt's pick at 104 and 200 tokens on an H200, is not a
-# multiple of 16): trial, not dispatched.
+# One 112-token pingpong tile at 97-112 tokens past one wave of weight tiles, where the pingpong
+# 128x128 computes 128 rows (cuBLASLt's pick at 104 tokens on an H200 is a 104-token pingpong tile,
+# not a multiple of 16; pingpong112_pays).
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 112 64 CLUSTER 2 1 SWAP_AB)
 # One 80- or 96-token tile at 65-96 tokens, where a 128-token tile computes up to 97 % more rows.
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 80 64 CLUSTER 2 1 SWAP_AB)

@@ -134,10 +134,12 @@ std::vector<GatedCase> features() {
   cases.push_back({944, 8320, 2112, DType::kBF16, kActivations[1], false});
   cases.push_back({1025, 8320, 2048, DType::kBF16, kActivations[0], true});
   // Off HBM3 with K >= 2048, the swapped pingpong 128x112 2x1 as dispatch picks it: one partial
-  // 112-token tile at 101 tokens past one wave of weight tiles (2N / 128 = 140), two at 215 tokens
-  // where the rules pick the 128-token pair (450 weight tiles, past 3.4 waves).
+  // 112-token tile at 101 tokens past one wave of weight tiles (2N / 128 = 140); and forced, two
+  // tiles at 215 tokens (450 weight tiles).
   cases.push_back({101, 8960, 2048, DType::kBF16, kActivations[3], true});
-  cases.push_back({215, 28800, 2112, DType::kBF16, kActivations[0], false});
+  GatedCase two112{215, 28800, 2112, DType::kBF16, kActivations[0], false};
+  two112.kernel = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1";
+  cases.push_back(two112);
   // On an H100, up to 2304 tokens where that pingpong stays (the swapped tiles would compute more
   // rows): the cooperative 128x256 1x2, as dispatch picks it.
   cases.push_back({1400, 8320, 2048, DType::kBF16, kActivations[0], true});

@@ -620,7 +620,7 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
       {262, 32064, 4480, "swap_coop_128x144x64_c2x1"},
       {141, 29568, 6144, "swap_coop_128x144x64_c2x1"},
       {205, 53248, 8192, "swap_coop_128x208x64_c2x1"},
-      {215, 29568, 8192, "swap_pingpong_128x112x64_c2x1"},  // pingpong112_pays: 224 rows, not the pair's 256
+      {215, 29568, 8192, "swap_pingpong_128x128x64_c1x2"},
       {300, 29568, 8192, "swap_coop_128x160x64_c2x1"},
       {440, 36864, 3072, "swap_coop_128x224x64_c2x1"},
       {170, 36864, 4096, "swap_pingpong_128x96x64_c1x2"},
@@ -1036,7 +1036,7 @@ TEST(GatedMlpHeuristics, PingpongTilesOf160Tokens) {
 }
 
 // Off HBM3 with K >= 2048: one 112-token pingpong tile at 97-112 tokens past one wave of weight
-// tiles where the pingpong 128x128 would run, two at 193-224 tokens where the 128-token pair would.
+// tiles where the pingpong 128x128 would run; not two at 193-224 tokens.
 TEST(GatedMlpHeuristics, PingpongTilesOf112Tokens) {
   const std::string pingpong112 = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1";
   const std::string pingpong = "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2";
@@ -1047,11 +1047,8 @@ TEST(GatedMlpHeuristics, PingpongTilesOf112Tokens) {
   EXPECT_EQ(chosen(gated(113, 18944, 3584)), pingpong) << "113 tokens";
   EXPECT_EQ(chosen(gated(104, 17920, 5120)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk")
       << "Phi-3 medium: the stream-K rule's pick stays";
-  EXPECT_EQ(chosen(gated(221, 29568, 8192)), pingpong112) << "Qwen2.5-72B: the pair's 256 rows";
-  EXPECT_EQ(chosen(gated(214, 57664, 1088)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2") << "K under 2048";
-  EXPECT_EQ(chosen(gated(200, 29568, 8192)), "sm90_gated_mlp_bf16_bf16_swap_coop_128x208x64_c2x1")
-      << "one 208-token tile stays";
-  EXPECT_EQ(chosen(gated(225, 29568, 8192)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2") << "225 tokens";
+  EXPECT_EQ(chosen(gated(221, 29568, 8192)), "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2")
+      << "Qwen2.5-72B at 221 tokens: the 128-token pair stays";
   const DeviceCaps h100 = epifuse::detail::h100();
   EXPECT_NE(chosen_on(h100, gated(104, 18944, 3584)), pingpong112) << "not measured on HBM3";
 }

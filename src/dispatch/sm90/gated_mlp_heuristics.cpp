@@ -52,8 +52,7 @@
 // tiles, the swapped pingpong 128x160 2x1 where 160-token tiles compute fewer rows than the
 // pingpong 128x128 or cooperative 160-token tiles picked above, or as many (off HBM3 only with
 // K < 5120; pingpong160_pays). Off HBM3 with K >= 2048, the swapped pingpong 128x112 2x1 at 97-112
-// tokens past one wave of weight tiles where the pingpong 128x128 is picked, and at 193-224 tokens
-// where the 128-token pair is (pingpong112_pays).
+// tokens past one wave of weight tiles where the pingpong 128x128 is picked (pingpong112_pays).
 // Stream-K: the swapped 128x32 (M <= 256) below half a wave at K >= 8192, and past one wave where
 // the last is below half full, the waves below 85 % full and K >= 2048, or (HBM3e) where the last is
 // at least half full, the waves below 92 % full and K >= 8192, in the share-tail mode
@@ -808,20 +807,20 @@ bool pingpong160_pays(const Configuration& c, const GatedMlpArgs& args, const De
 }
 
 // A swapped pingpong 128x112 2x1 (cuBLASLt runs pingpong tiles of 104 tokens at 104 and 200
-// tokens; 104 is not a multiple of 16) off HBM3 with K >= 2048: one 112-token tile at 97-112 tokens
-// past one wave of weight tiles, where the unswapped pingpong 128x128 computes 128 rows, and two at
-// 193-224 tokens where the rules pick the 128-token pair (256 rows). H200, swept beside the
-// dispatched call (bench/results/tuning/issue9/pingpong-112/): at 97-112 tokens 0.956-1.003x its time
-// on the five catalogue MLPs of 224-462 weight tiles and 0.960-0.982x at five draws of 195-590;
-// Llama-3.2 1B/3B (128 tiles, one wave) 1.00-1.03x; K of 256-832 1.07-1.30x. At 209-224 tokens on
-// the pair 0.89-0.95x (six calls with K >= 2880; 211x41216x1664 1.08x). It lost to the 144- to
-// 224-token tiles the rules pick elsewhere in 193-224 (1.00-1.38x) and to the 128x128 stream-K.
+// tokens; 104 is not a multiple of 16): one 112-token tile at 97-112 tokens off HBM3, with K >= 2048,
+// past one wave of weight tiles, where the rules pick the unswapped pingpong 128x128 (128 rows).
+// H200, swept beside the dispatched call (bench/results/tuning/issue9/pingpong-112/): 0.956-1.003x
+// its time on the five catalogue MLPs of 224-462 weight tiles and 0.960-0.982x at five draws of
+// 195-590; Llama-3.2 1B/3B (128 tiles, one wave) 1.00-1.03x; K of 256-832 1.07-1.30x. On 16 fresh
+// draws of the class 0.979x (0.957-1.004x), 0.972 -> 0.992 of cuBLASLt + act·mul. Two 112-token
+// tiles at 193-224 tokens against the 128-token pair were mixed (10 fresh draws: 0.93-1.09x, 0.998x
+// on geometric mean; slower at 210-212 tokens and with K past 8192), and lost to the 144- to
+// 224-token tiles the rules pick elsewhere there (1.00-1.38x), so only one tile is taken.
 constexpr std::int64_t kPingpong112MinK = 2048;
 
 bool pingpong112_pays(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
-  if (has_hbm3(caps) || args.w.K < kPingpong112MinK || !data_parallel_pingpong128(c)) return false;
-  if (args.M > 96 && args.M <= 112) return !c.swap_ab && ceil_div(2 * args.w.N, 128) > caps.sm_count;
-  return args.M > 192 && args.M <= 224 && c.swap_ab;
+  return !has_hbm3(caps) && args.M > 96 && args.M <= 112 && args.w.K >= kPingpong112MinK &&
+         data_parallel_pingpong128(c) && !c.swap_ab && ceil_div(2 * args.w.N, 128) > caps.sm_count;
 }
 
 // CUTLASS's heuristic walks the tiles along the weight once the token tiles outnumber the weight's
