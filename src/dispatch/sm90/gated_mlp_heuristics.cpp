@@ -428,10 +428,11 @@ constexpr double kPastOneWaveStreamKBelowWaveFill = 0.85;
 // share-tail mode (the last two waves' tiles share their K loops over the SMs; stream_k_mode). A
 // decode call reads its weight at the speed of the SMs that stream it, and a last wave of 67-90 of
 // 132 SMs leaves the rest idle. H200, the 128x32 kernel forced whole, stream-K and share-tail at
-// 59 calls of 1-57 tokens (bench/results/tuning/issue9/decode-share-tail/): at the 14 calls of
-// 199-336 tiles this takes, share-tail took 0.87-1.00x the time of whole tiles (1x12736x62080 0.873x,
-// 0.879 -> 1.007 of cuBLASLt + act·mul); with K of 1024-4096 it took 1.01-1.08x (Llama-3 8B decode,
-// 224 tiles at K 4096, 1.07x), and at fills of 0.97-0.99 0.998-1.029x. Not measured on HBM3.
+// 59 calls of 1-57 tokens (bench/results/tuning/issue9/decode-share-tail/): at the 15 calls of
+// 199-462 tiles this takes, share-tail took 0.87-1.01x the time of whole tiles (1x12736x62080 0.870x,
+// 0.879 -> 1.007 of cuBLASLt + act·mul); with K of 576-5376 it took 0.99-1.08x (Llama-3 8B decode,
+// 224 tiles at K 4096, 1.07x), and at fills of 0.94-0.99 1.00-1.04x. On 26 fresh draws it changes,
+// 0.964x the time (0.83-1.03x), 0.982 -> 1.018. Not measured on HBM3.
 constexpr double kSharePastOneWaveBelowWaveFill = 0.92;
 
 bool shares_past_one_wave(const GatedMlpArgs& args, std::int64_t tiles, const DeviceCaps& caps) {

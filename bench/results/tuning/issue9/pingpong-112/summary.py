@@ -31,7 +31,8 @@ def gmean(xs):
 
 
 def takes(M, N, K, dispatched):
-    """Whether pingpong112_pays takes a call whose rules picked `dispatched` (an H200)."""
+    """Whether c750ff7's pingpong112_pays took a call whose rules picked `dispatched` (an H200);
+    c17ab20 keeps its first branch only (97-112 tokens)."""
     if K < 2048:
         return False
     if 96 < M <= 112:
