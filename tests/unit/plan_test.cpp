@@ -144,6 +144,9 @@ TEST(Planner, NamesTheKernelDispatchRunsOnEachGpu) {
   EXPECT_EQ(dispatched_kernel(gate_up, true, Precision::kBF16, h200),
             "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2");
   EXPECT_EQ(dispatched_kernel({1500, 4096, 4096}, false, Precision::kBF16, h200), "cublaslt (delegated)");
+  EXPECT_EQ(dispatched_kernel({1, 25472, 62080}, true, Precision::kBF16, h200),
+            "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk stream_k=share_tail")
+      << "with the launch knobs dispatch sets";
   EXPECT_EQ(dispatched_kernel(gate_up, true, Precision::kBF16, a100).rfind("none: ", 0), 0u);
   EXPECT_EQ(dispatched_kernel({1500, 4096, 4096}, false, Precision::kBF16, a100).rfind("none: ", 0), 0u)
       << "no delegation off Hopper";

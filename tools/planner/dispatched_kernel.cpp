@@ -2,6 +2,7 @@
 
 #include "dispatch/kernel_table.hpp"
 #include "dispatch/select.hpp"
+#include "epifuse/kernel_key.hpp"
 #include "epifuse/tuning.hpp"
 
 namespace epifuse::plan {
@@ -51,7 +52,7 @@ std::string dispatched_kernel(const GemmShape& shape, bool gated, Precision prec
     if (hopper && detail::gemm_delegation_pays(args, caps, detail::kernel_table())) return kDelegatedKernelName;
     status = detail::select(args, caps, detail::kernel_table(), &choice);
   }
-  return status.ok() ? name(choice.key) : "none: " + status.message();
+  return status.ok() ? to_string(choice) : "none: " + status.message();
 }
 
 }  // namespace epifuse::plan
