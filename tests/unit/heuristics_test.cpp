@@ -506,8 +506,10 @@ TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
       // one 128-token tile beyond.
       {65, "sm90_gated_mlp_bf16_bf16_swap_coop_128x80x64_c2x1"},     {80, "sm90_gated_mlp_bf16_bf16_swap_coop_128x80x64_c2x1"},
       {81, "sm90_gated_mlp_bf16_bf16_swap_coop_128x96x64_c2x1"},     {96, "sm90_gated_mlp_bf16_bf16_swap_coop_128x96x64_c2x1"},
-      {97, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1"}, {112, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1"},
-      {113, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},     {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      {97, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1"},
+      {112, "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1"},
+      {113, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
+      {128, "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"},
       // The tiling that pads least: one token tile of 144 to 224, two of 144, 160 or 224,
       // 96-token pairs (192 rows), 128-token pairs, unswapped 128-row tiles.
       {129, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},    {144, "sm90_gated_mlp_bf16_bf16_swap_coop_128x144x64_c2x1"},
@@ -718,6 +720,8 @@ TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
 
 // Past one wave of swapped 128x32 tiles: stream-K where CUTLASS's heuristic mode shares the last two
 // waves (the last below half of the 132 SMs), whole tiles fill their waves below 85 % and K >= 2048.
+// On HBM3e a last wave at least half full shares too where K >= 8192 and the waves are below 92 %
+// full (DecodeSharesEveryTilePastOneWaveWithALongK): Qwen2.5-72B and 2x13440x14336 below.
 TEST(GatedMlpHeuristics, DecodeSharesAShortLastWave) {
   const char* swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
   const char* swap32_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk";
@@ -726,13 +730,13 @@ TEST(GatedMlpHeuristics, DecodeSharesAShortLastWave) {
   EXPECT_EQ(chosen(gated(32, 28672, 8192)), swap32_stream_k); // Llama-3 70B: 448, last 52, 84.8 %
   EXPECT_EQ(chosen(gated(33, 28672, 8192)), swap32);          // 896 tiles: a last wave of 104
   EXPECT_EQ(chosen(gated(9, 14336, 3584)), swap32);           // Gemma-2 9B: 224, last 92
-  EXPECT_EQ(chosen(gated(1, 29568, 8192)), swap32_stream_k);  // Qwen2.5-72B: 462, last 66 (half), 87.5 %: shares_past_one_wave
+  EXPECT_EQ(chosen(gated(1, 29568, 8192)), swap32_stream_k);  // Qwen2.5-72B: 462, last 66 (half), 87.5 % full
   EXPECT_EQ(chosen(gated(1, 53248, 16384)), swap32);          // Llama-3 405B: 832, last 40, 90 %
   EXPECT_EQ(chosen(gated(1, 8192, 2048)), swap32);            // Llama-3.2 1B: 128 tiles, one wave
   EXPECT_EQ(chosen(gated(34, 4672, 6592)), swap32_stream_k);  // 146 tiles, last 14
   EXPECT_EQ(chosen(gated(6, 26560, 1728)), swap32);           // 415 tiles, last 19, but K < 2048
   EXPECT_EQ(chosen(gated(7, 13120, 3264)), swap32);           // 205 tiles, last 73
-  EXPECT_EQ(chosen(gated(2, 13440, 14336)), swap32_stream_k);  // 210 tiles, last 78: DecodeSharesEveryTile...
+  EXPECT_EQ(chosen(gated(2, 13440, 14336)), swap32_stream_k);  // 210 tiles, last 78, K 14336
 }
 
 // Past one wave with the last at least half full, where CUTLASS's heuristic mode runs every tile

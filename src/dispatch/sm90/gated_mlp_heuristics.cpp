@@ -812,7 +812,7 @@ bool pingpong160_pays(const Configuration& c, const GatedMlpArgs& args, const De
 // past one wave of weight tiles, where the rules pick the unswapped pingpong 128x128 (128 rows).
 // H200, swept beside the dispatched call (bench/results/tuning/issue9/pingpong-112/): 0.956-1.003x
 // its time on the five catalogue MLPs of 224-462 weight tiles and 0.960-0.982x at five draws of
-// 195-590; Llama-3.2 1B/3B (128 tiles, one wave) 1.00-1.03x; K of 256-832 1.07-1.30x. On 16 fresh
+// 195-591; Llama-3.2 1B/3B (128 tiles, one wave) 1.00-1.03x; K of 256-832 1.07-1.30x. On 16 fresh
 // draws of the class 0.979x (0.957-1.004x), 0.972 -> 0.992 of cuBLASLt + act·mul. Two 112-token
 // tiles at 193-224 tokens against the 128-token pair were mixed (10 fresh draws: 0.93-1.09x, 0.998x
 // on geometric mean; slower at 210-212 tokens and with K past 8192), and lost to the 144- to
