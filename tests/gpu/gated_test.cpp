@@ -151,7 +151,8 @@ std::vector<GatedCase> features() {
     cases.push_back({M, N, 2048, DType::kBF16, kActivations[M % 4], M != 29});
   }
   // Past one wave with the last at least half full and K >= 8192 (2N / 128 = 199 and 336 tiles):
-  // on an H200 the stream-K twin sharing every tile's K loop (share-tail mode), as dispatch picks it.
+  // on an H200 the stream-K twin sharing the last two waves' K loops (share-tail mode), as dispatch
+  // picks it.
   cases.push_back({5, 12736, 8192, DType::kBF16, kActivations[1], true});
   cases.push_back({2, 21504, 8256, DType::kBF16, kActivations[2], false});
   // One 128-token tile past one wave of weight tiles with a short last wave (2N / 128 = 146, a last

@@ -721,7 +721,7 @@ TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
 // Past one wave of swapped 128x32 tiles: stream-K where CUTLASS's heuristic mode shares the last two
 // waves (the last below half of the 132 SMs), whole tiles fill their waves below 85 % and K >= 2048.
 // On HBM3e a last wave at least half full shares too where K >= 8192 and the waves are below 92 %
-// full (DecodeSharesEveryTilePastOneWaveWithALongK): Qwen2.5-72B and 2x13440x14336 below.
+// full (DecodeSharesTheLastTwoWavesWithALongK): Qwen2.5-72B and 2x13440x14336 below.
 TEST(GatedMlpHeuristics, DecodeSharesAShortLastWave) {
   const char* swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
   const char* swap32_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk";
@@ -736,13 +736,13 @@ TEST(GatedMlpHeuristics, DecodeSharesAShortLastWave) {
   EXPECT_EQ(chosen(gated(34, 4672, 6592)), swap32_stream_k);  // 146 tiles, last 14
   EXPECT_EQ(chosen(gated(6, 26560, 1728)), swap32);           // 415 tiles, last 19, but K < 2048
   EXPECT_EQ(chosen(gated(7, 13120, 3264)), swap32);           // 205 tiles, last 73
-  EXPECT_EQ(chosen(gated(2, 13440, 14336)), swap32_stream_k);  // 210 tiles, last 78, K 14336
+  EXPECT_EQ(chosen(gated(2, 13440, 14336)), swap32_stream_k); // 210 tiles, last 78, K 14336
 }
 
 // Past one wave with the last at least half full, where CUTLASS's heuristic mode runs every tile
-// whole: on HBM3e, with K >= 8192 and whole tiles filling their waves below 92 %, the stream-K twin
-// in the share-tail mode.
-TEST(GatedMlpHeuristics, DecodeSharesEveryTilePastOneWaveWithALongK) {
+// whole: on HBM3e at up to 64 tokens, with K >= 8192 and whole tiles filling their waves below 92 %,
+// the stream-K twin in the share-tail mode (the last two waves' tiles share their K loops).
+TEST(GatedMlpHeuristics, DecodeSharesTheLastTwoWavesWithALongK) {
   const std::string swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
   const std::string shared = swap32 + "_streamk stream_k=share_tail";
   EXPECT_EQ(launched(gated(1, 12736, 62080)), shared) << "199 tiles, 75 %";
@@ -756,6 +756,12 @@ TEST(GatedMlpHeuristics, DecodeSharesEveryTilePastOneWaveWithALongK) {
   EXPECT_EQ(launched(gated(2, 8192, 49600)), swap32) << "128 tiles: one wave";
   const DeviceCaps h100 = epifuse::detail::h100();
   EXPECT_EQ(chosen_on(h100, gated(1, 12736, 62080)), swap32) << "not measured on HBM3";
+  // Without the stream-K kernels among the candidates (a call without workspace): whole tiles.
+  std::vector<KernelKey> whole;
+  for (const KernelKey& k : kernel_table()) {
+    if (k.decomposition == Decomposition::kDataParallel) whole.push_back(k);
+  }
+  EXPECT_EQ(chosen(gated(1, 12736, 62080), whole), swap32);
 }
 
 // One 128-token tile past one wave of weight tiles: the swapped 128x128 stream-K where the last
@@ -1055,6 +1061,12 @@ TEST(GatedMlpHeuristics, PingpongTilesOf112Tokens) {
       << "Qwen2.5-72B at 221 tokens: the 128-token pair stays";
   const DeviceCaps h100 = epifuse::detail::h100();
   EXPECT_NE(chosen_on(h100, gated(104, 18944, 3584)), pingpong112) << "not measured on HBM3";
+  // A build without the 112-token kernel runs the rules' pingpong 128x128, not the fallback.
+  std::vector<KernelKey> without112;
+  for (const KernelKey& k : kernel_table()) {
+    if (name(k) != pingpong112) without112.push_back(k);
+  }
+  EXPECT_EQ(chosen(gated(104, 18944, 3584), without112), pingpong);
 }
 
 // More than 4096 tokens: the wave model for narrow weights with K >= 32768, and the swapped pingpong

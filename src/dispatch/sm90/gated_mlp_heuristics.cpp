@@ -54,14 +54,14 @@
 // K < 5120; pingpong160_pays). Off HBM3 with K >= 2048, the swapped pingpong 128x112 2x1 at 97-112
 // tokens past one wave of weight tiles where the pingpong 128x128 is picked (pingpong112_pays).
 // Stream-K: the swapped 128x32 (M <= 256) below half a wave at K >= 8192, and past one wave where
-// the last is below half full, the waves below 85 % full and K >= 2048, or (HBM3e) where the last is
-// at least half full, the waves below 92 % full and K >= 8192, in the share-tail mode
-// (whole_or_stream_k, shares_past_one_wave); a
+// the last is below half full, the waves below 85 % full and K >= 2048 (whole_or_stream_k); a
 // swapped cooperative 128x128 (M > 256) stream-K kernel where whole tiles would fill their last
 // wave of SMs below 80 % and K is at least 8192 (narrow N: 0.28-0.93x became 0.50-1.03x).
 // A stream-K kernel whose tiles make less than one wave launches in the share-tail mode where the
 // wave model prices sharing them all below running them whole (stream_k_mode below); so does the
-// 160-token one at 129-144 tokens past 3.4 waves of weight tiles (shares_the_160_tail).
+// 160-token one at 129-144 tokens past 3.4 waves of weight tiles (shares_the_160_tail), and, on
+// HBM3e at up to 64 tokens, the 128x32 one past one wave where the last is at least half full, the
+// waves below 92 % full and K >= 8192 (shares_past_one_wave).
 // Delegated to cuBLASLt + act·mul (src/delegate/cublaslt_gated.hpp): narrow weights with K of
 // 2048 or more, where fewer 128x128 tiles than SMs are the whole problem and the fused kernels
 // ran at 0.33-0.97x of cuBLASLt + act·mul at 46 of the 50 random draws the rule selects
@@ -247,8 +247,10 @@ double modeled_time(const ModeledKernel& k, const GatedMlpArgs& args, std::int64
   const double tile_time = tile_area * (static_cast<double>(args.w.K) + tile_k_steps) / k.efficiency;
   // CUTLASS's stream-K scheduler runs whole tiles but in the last two waves and shares those two
   // waves' tiles over the SMs, where a tile's K loop has more than 8 iterations and the last wave
-  // is less than half full (its heuristic mode) or not full (its StreamK mode, kShareTail, which
-  // dispatch launches only where all tiles make less than one wave); else every tile runs whole.
+  // is less than half full (its heuristic mode) or not full (its StreamK mode, kShareTail); else
+  // every tile runs whole. The model prices kShareTail within one wave only, where stream_k_mode
+  // weighs it; the rules that launch it past one wave (shares_the_160_tail, shares_past_one_wave)
+  // do not use this price.
   const bool shared = mode == StreamKMode::kShareTail ? tiles % sm_count != 0 && tiles < sm_count
                                                       : heuristic_mode_shares(tiles, sm_count);
   if (c.decomposition == Decomposition::kStreamK && shared && ceil_div(args.w.K, c.tile.k) > 8) {
@@ -270,14 +272,11 @@ bool shares_the_160_tail(const GatedMlpArgs& args, std::int64_t sm_count);
 // 224-token tiles, as modelled; 0.89-1.37x for 160; 0.89-1.10x for 128x128 near a full wave, where
 // the model's price is a coin toss; mixed past one wave, where it mispredicts. Every stream-K
 // kernel dispatch chooses is priced at the model's stream-K efficiency; the 160-token one takes the
-// share-tail mode wherever shares_the_160_tail (below) chose it.
+// share-tail mode wherever shares_the_160_tail (below) chose it, and choose() launches the 128x32
+// one in it wherever shares_past_one_wave did.
 StreamKMode stream_k_mode(const Configuration& c, const GatedMlpArgs& args, std::int64_t sm_count) {
   if (c.decomposition != Decomposition::kStreamK) return StreamKMode::kHeuristic;
   if (c.tile.n == 160 && shares_the_160_tail(args, sm_count)) return StreamKMode::kShareTail;
-  // The 128x32 twin past one wave runs where the heuristic mode shares nothing only when
-  // shares_past_one_wave chose it, for the share-tail mode.
-  const std::int64_t tiles = output_tiles(c, args);
-  if (c.tile.n == 32 && tiles > sm_count && !heuristic_mode_shares(tiles, sm_count)) return StreamKMode::kShareTail;
   const ModeledKernel k{c, kStreamKEfficiency};
   return modeled_time(k, args, sm_count, StreamKMode::kShareTail) < modeled_time(k, args, sm_count, StreamKMode::kHeuristic)
              ? StreamKMode::kShareTail
@@ -421,13 +420,14 @@ constexpr double kPastOneWaveStreamKBelowWaveFill = 0.85;
 // below 85 % and K >= 2048. Decode on Qwen2.5-7B and Phi-3 medium (296 and 280 tiles): stream-K
 // 1.04-1.09x as fast on an H200, 1.01-1.07x on an H100; Llama-3 70B (448 tiles, 84.8 % full)
 // 1.02-1.03x on the H200, within 1.2 % on the H100, where Llama-3 8B and Gemma-2 9B at 33-64 tokens
-// (448 tiles) ran 0.98-1.00x; 224 tiles with a last wave of 92 stay whole (the stream-K kernel
-// would run them whole). bench/results/tuning/issue9/decode-stream-k/.
+// (448 tiles) ran 0.98-1.00x; 224 tiles with a last wave of 92 stay whole where K < 8192 or on HBM3
+// (the stream-K kernel would run them whole in its heuristic mode; shares_past_one_wave below takes
+// the rest). bench/results/tuning/issue9/decode-stream-k/.
 // Past one wave with the last at least half full, where the heuristic mode runs every tile whole:
-// on HBM3e with K >= 8192 and whole tiles filling their waves below 92 %, the stream-K twin in the
-// share-tail mode (the last two waves' tiles share their K loops over the SMs; stream_k_mode). A
-// decode call reads its weight at the speed of the SMs that stream it, and a last wave of 67-90 of
-// 132 SMs leaves the rest idle. H200, the 128x32 kernel forced whole, stream-K and share-tail at
+// on HBM3e at up to 64 tokens with K >= 8192 and whole tiles filling their waves below 92 %, the
+// stream-K twin in the share-tail mode (the last two waves' tiles share their K loops over the SMs;
+// choose() sets the mode). A decode call reads its weight at the speed of the SMs that stream it,
+// and a last wave of 66-110 of 132 SMs leaves the rest idle. H200, the 128x32 kernel forced whole, stream-K and share-tail at
 // 59 calls of 1-57 tokens (bench/results/tuning/issue9/decode-share-tail/): at the 15 calls of
 // 199-462 tiles this takes, share-tail took 0.87-1.01x the time of whole tiles (1x12736x62080 0.870x,
 // 0.879 -> 1.007 of cuBLASLt + act·mul); with K of 576-5376 it took 0.99-1.08x (Llama-3 8B decode,
@@ -435,9 +435,18 @@ constexpr double kPastOneWaveStreamKBelowWaveFill = 0.85;
 // 0.964x the time (0.83-1.03x), 0.982 -> 1.018. Not measured on HBM3.
 constexpr double kSharePastOneWaveBelowWaveFill = 0.92;
 
+constexpr std::int64_t kSharePastOneWaveMaxTokens = 64;  // measured up to 63
+
 bool shares_past_one_wave(const GatedMlpArgs& args, std::int64_t tiles, const DeviceCaps& caps) {
-  return !has_hbm3(caps) && tiles > caps.sm_count && !heuristic_mode_shares(tiles, caps.sm_count) &&
-         args.w.K >= kStreamKMinK && wave_fill(tiles, caps.sm_count) < kSharePastOneWaveBelowWaveFill;
+  return !has_hbm3(caps) && args.M <= kSharePastOneWaveMaxTokens && tiles > caps.sm_count &&
+         !heuristic_mode_shares(tiles, caps.sm_count) && args.w.K >= kStreamKMinK &&
+         wave_fill(tiles, caps.sm_count) < kSharePastOneWaveBelowWaveFill;
+}
+
+// The 128x32 stream-K twin that shares_past_one_wave chose, which launches in the share-tail mode.
+bool swapped32_shares_past_one_wave(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
+  return c.decomposition == Decomposition::kStreamK && c.swap_ab && c.tile.m == 128 && c.tile.n == 32 &&
+         shares_past_one_wave(args, output_tiles(c, args), caps);
 }
 
 Configuration whole_or_stream_k(const GatedMlpArgs& args, std::int64_t tiles, const DeviceCaps& caps,
@@ -815,7 +824,7 @@ bool pingpong160_pays(const Configuration& c, const GatedMlpArgs& args, const De
 // 195-591; Llama-3.2 1B/3B (128 tiles, one wave) 1.00-1.03x; K of 256-832 1.07-1.30x. On 16 fresh
 // draws of the class 0.979x (0.957-1.004x), 0.972 -> 0.992 of cuBLASLt + act·mul. Two 112-token
 // tiles at 193-224 tokens against the 128-token pair were mixed (10 fresh draws: 0.93-1.09x, 0.998x
-// on geometric mean; slower at 210-212 tokens and with K past 8192), and lost to the 144- to
+// on geometric mean; slower at 210-212 tokens and with K past 8192), and lost to the 208- or
 // 224-token tiles the rules pick elsewhere there (1.00-1.38x), so only one tile is taken.
 constexpr std::int64_t kPingpong112MinK = 2048;
 
@@ -865,10 +874,12 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   // shares_the_160_tail chose its stream-K twin (tuning/issue9/tail-160-129-144/, the sweep).
   if (shares_the_160_tail(args, caps.sm_count)) whole_tiles = kSwapped144;
   const Configuration fallback = args.M <= 64 ? kSwapped64 : kCooperative1x2;
-  for (const Configuration& c : {chosen, whole_tiles, fallback}) {
+  // A build filtered without the chosen kernel runs what the rules picked before the pingpong rules.
+  for (const Configuration& c : {chosen, whole_tiles, ruled, fallback}) {
     if (const KernelKey* k = compiled(c)) {
       *choice = {*k};
-      choice->stream_k = stream_k_mode(c, args, caps.sm_count);
+      choice->stream_k = swapped32_shares_past_one_wave(c, args, caps) ? StreamKMode::kShareTail
+                                                                        : stream_k_mode(c, args, caps.sm_count);
       if (cooperative && has_configuration(*k, kCooperative1x2) && walk_along_the_tokens(args)) {
         choice->raster = RasterOrder::kAlongM;
         choice->swizzle = kAlongTokensSwizzle;
