@@ -427,8 +427,9 @@ constexpr double kPastOneWaveStreamKBelowWaveFill = 0.85;
 // on HBM3e at up to 64 tokens with K >= 8192 and whole tiles filling their waves below 92 %, the
 // stream-K twin in the share-tail mode (the last two waves' tiles share their K loops over the SMs;
 // choose() sets the mode). A decode call reads its weight at the speed of the SMs that stream it,
-// and a last wave of 66-110 of 132 SMs leaves the rest idle. H200, the 128x32 kernel forced whole, stream-K and share-tail at
-// 59 calls of 1-57 tokens (bench/results/tuning/issue9/decode-share-tail/): at the 15 calls of
+// and a last wave of 66-110 of 132 SMs leaves the rest idle. H200, the 128x32 kernel forced whole,
+// stream-K and share-tail at 59 calls of 1-57 tokens (bench/results/tuning/issue9/decode-share-tail/):
+// at the 15 calls of
 // 199-462 tiles this takes, share-tail took 0.87-1.01x the time of whole tiles (1x12736x62080 0.870x,
 // 0.879 -> 1.007 of cuBLASLt + act·mul); with K of 576-5376 it took 0.99-1.08x (Llama-3 8B decode,
 // 224 tiles at K 4096, 1.07x), and at fills of 0.94-0.99 1.00-1.04x. On 26 fresh draws it changes,
