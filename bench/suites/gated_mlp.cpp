@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -203,8 +204,9 @@ class GatedShapeRun {
   }
 
   // Tuning data: every compiled bf16 gated kernel at default launch knobs, the stream-K ones also
-  // in their share-tail mode, and the non-swapped ones also under other raster orders and tile
-  // swizzles, each checked once, forced through the public API (tuning.hpp).
+  // in their share-tail mode, the decode ones also in split-K shares, and the non-swapped ones also
+  // under other raster orders and tile swizzles, each checked once, forced through the public API
+  // (tuning.hpp).
   void add_sweep() {
     struct Knobs {
       RasterOrder raster;
@@ -227,12 +229,24 @@ class GatedShapeRun {
         row.extra["swizzle"] = knob.swizzle;
         add(row, launch, static_cast<double>(out_bytes()));
       }
+      std::vector<KernelChoice> shared;
       if (k.decomposition == Decomposition::kStreamK) {
-        const KernelChoice share_tail{k, RasterOrder::kHeuristic, 1, 1, StreamKMode::kShareTail};
-        const Launch launch = forced(share_tail);
-        Row row = with_check(make_row("sweep", to_string(share_tail)), launch, sets_[0].fused_out);
+        shared.push_back({k, RasterOrder::kHeuristic, 1, 1, StreamKMode::kShareTail});
+      }
+      // Even split-K shares of every tile (decode): the swapped stream-K kernels' and the warp-mma
+      // kernels' (a cluster of 2, 4 or 8 CTAs shares the K loop).
+      if ((k.decomposition == Decomposition::kStreamK && k.swap_ab && set(0).args.M <= 64) ||
+          k.schedule == Schedule::kWarpMma) {
+        for (int splits : {2, 3, 4, 8}) {
+          if (k.schedule != Schedule::kWarpMma || splits != 3) shared.push_back({k, RasterOrder::kHeuristic, 1, splits});
+        }
+      }
+      for (const KernelChoice& choice : shared) {
+        const Launch launch = forced(choice);
+        Row row = with_check(make_row("sweep", to_string(choice)), launch, sets_[0].fused_out);
         row.extra["raster"] = "auto";
         row.extra["swizzle"] = 1;
+        row.extra["splits"] = choice.splits;
         add(row, launch, static_cast<double>(out_bytes()));
       }
     }
