@@ -669,14 +669,21 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
   }
 }
 
-// The warp-mma kernels are never dispatch's choice (measured slower on some catalogue MLPs); forced,
-// they take at most 8 tokens and a cluster of 1, 2, 4 or 8.
-TEST(GatedMlpHeuristics, WarpMmaKernelsAreForcedOnly) {
+// The warp-mma kernel runs up to 8 tokens where the 128x32 kernel would run whole tiles and the
+// packed weight's blocks of 16 rows fit one wave of its singles (4 x 132 = 528 blocks); forced, it
+// takes at most 8 tokens and a cluster of 1, 2, 4 or 8.
+TEST(GatedMlpHeuristics, WarpMmaRunsWithinOneWaveOfItsSingles) {
+  const char* warp_mma = "sm90_gated_mlp_bf16_bf16_swap_warpmma_16x8x64_c1x1";
+  const char* swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
   for (const std::int64_t M : {1, 8}) {
-    for (const std::int64_t N : {512, 14336}) {
-      EXPECT_EQ(chosen(gated(M, N, 4096)).find("warpmma"), std::string::npos) << M << "x" << N;
-    }
+    EXPECT_EQ(chosen(gated(M, 512, 4096)), warp_mma) << M;
+    EXPECT_EQ(chosen(gated(M, 2560, 4480)), warp_mma) << M;
+    EXPECT_EQ(chosen(gated(M, 4224, 2496)), warp_mma) << M << ": 528 blocks";
+    EXPECT_EQ(chosen(gated(M, 4232, 2496)), swap32) << M << ": 529 blocks";
+    EXPECT_EQ(chosen(gated(M, 14336, 4096)), swap32) << M;
   }
+  EXPECT_EQ(chosen(gated(9, 2560, 4480)), swap32);
+  EXPECT_EQ(chosen(gated(1, 512, 16384)), swap32 + std::string("_streamk")) << "stream-K below half a wave";
   GatedMlpArgs forced = gated(9);
   forced.kernel = KernelChoice{key_named("sm90_gated_mlp_bf16_bf16_swap_warpmma_16x8x64_c1x1")};
   EXPECT_NE(selecting(forced).message().find("serves at most 8 tokens, the call has 9"), std::string::npos)

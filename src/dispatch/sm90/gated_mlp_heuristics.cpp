@@ -843,6 +843,26 @@ bool pingpong112_pays(const Configuration& c, const GatedMlpArgs& args, const De
 // -> 1.02x, 6225x10560x20096 0.98x -> 0.93x).
 constexpr std::int64_t kAlongTokensMinClusters = 8;
 constexpr int kAlongTokensSwizzle = 4;
+// Up to 8 tokens, bf16, where the swapped 128x32 kernel would run whole tiles and the packed
+// weight's blocks of 16 rows fit one wave of the warp-mma kernel's singles (four CTAs per SM): the
+// warp-mma kernel, its K loop unshared. Below a wave of 128-row tiles the 128x32 kernel streams the
+// weight through as many SMs as it has tiles; the warp-mma kernel spreads it over all of them.
+// H200, both forced beside the dispatched call with split-K shares of each (bench/results/tuning/
+// issue9/decode-warp-mma/sweep-3ca1bee/): at 15 calls of 1-4 tokens on 112-528 blocks (K 704-7936)
+// the warp-mma kernel took 0.76-0.98x the 128x32 kernel's time, slower at one (4x3328x1280, 1.04x);
+// e.g. 2x2560x4480 0.859 -> 0.981 of cuBLASLt + act·mul, 2x2432x6336 0.894 -> 1.062. Past a wave
+// (544-1888 blocks) it took 0.95-1.27x, mostly slower. Split-K shares lost to whole tiles on both
+// kernels at every such call.
+constexpr Configuration kWarpMma = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
+constexpr std::int64_t kWarpMmaMaxTokens = 8;
+constexpr std::int64_t kWarpMmaSinglesPerSm = 4;
+
+bool warp_mma_fits_one_wave(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
+  const bool whole_swapped32 = c.swap_ab && c.tile.m == 128 && c.tile.n == 32 && c.decomposition == Decomposition::kDataParallel;
+  return whole_swapped32 && args.w.dtype == DType::kBF16 && args.M <= kWarpMmaMaxTokens &&
+         ceil_div(2 * args.w.N, 16) <= kWarpMmaSinglesPerSm * caps.sm_count;
+}
+
 bool walk_along_the_tokens(const GatedMlpArgs& args) {
   const std::int64_t token_tiles = ceil_div(args.M, 128);
   const std::int64_t weight_clusters = ceil_div(ceil_div(2 * args.w.N, 256), 2);
@@ -866,9 +886,10 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   const Configuration ruled = cooperative || cooperative_mid_k ? kCooperative1x2
                               : swapped_tiles                  ? fewer_rows_of_160_or_224(args.M)
                                                                : by_shape;
-  const Configuration chosen = pingpong160_pays(ruled, args, caps)   ? kSwappedPingpong160
-                               : pingpong112_pays(ruled, args, caps) ? kSwappedPingpong112
-                                                                     : ruled;
+  const Configuration chosen = pingpong160_pays(ruled, args, caps)         ? kSwappedPingpong160
+                               : pingpong112_pays(ruled, args, caps)       ? kSwappedPingpong112
+                               : warp_mma_fits_one_wave(ruled, args, caps) ? kWarpMma
+                                                                           : ruled;
   Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
   whole_tiles.decomposition = Decomposition::kDataParallel;
   // The 160-token kernel's whole tiles took 1.03-1.06x the 144-token tile's time where
