@@ -179,11 +179,11 @@ Status select(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std
   return no_kernels_for("grouped_gated_mlp", caps);
 }
 
-bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps) {
+bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates) {
   const std::optional<Arch> arch = kernel_arch(caps);
   if (!arch) return false;
   switch (*arch) {
-    case Arch::kSm90: return sm90::delegates(args, caps);
+    case Arch::kSm90: return sm90::delegates(args, caps, candidates);
   }
   return false;
 }

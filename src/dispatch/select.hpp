@@ -50,8 +50,8 @@ Status select(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std
               std::vector<GroupedLaunch>* launches);
 
 // For validated gated args: whether the call runs cuBLASLt + epifuse's act·mul kernel on the
-// device rather than a fused kernel (never when a kernel is forced).
-bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps);
+// device rather than one of `candidates` (never when a kernel is forced).
+bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates);
 
 // For validated GEMM args cuBLASLt expresses: whether cuBLASLt runs the call rather than one of
 // `candidates` (epifuse's own kernels).

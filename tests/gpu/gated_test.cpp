@@ -155,11 +155,14 @@ std::vector<GatedCase> features() {
   // picks it.
   cases.push_back({5, 12736, 8192, DType::kBF16, kActivations[1], true});
   cases.push_back({2, 21504, 8256, DType::kBF16, kActivations[2], false});
-  // Up to 8 tokens where the packed weight's blocks of 16 rows fit one wave of the warp-mma kernel's
-  // singles (528 on 132 SMs): that kernel as dispatch picks it (320 and 528 blocks), the 128x32
-  // kernel just past (529).
+  // Up to 8 tokens with K < 16384 where the packed weight's blocks of 16 rows fit one wave of the
+  // warp-mma kernel's singles (528 on 132 SMs): on an H200 that kernel as dispatch picks it (320
+  // and 528 blocks; 296 blocks with K 9984, where the 128x32 stream-K twin ran; in 4 K-loop shares
+  // on 48 blocks, where cuBLASLt + act·mul ran), the 128x32 kernel just past (529).
   cases.push_back({3, 2560, 4480, DType::kBF16, kActivations[3], true});
   cases.push_back({8, 4224, 2496, DType::kBF16, kActivations[0], false});
+  cases.push_back({7, 2368, 9984, DType::kBF16, kActivations[2], true});
+  cases.push_back({2, 384, 9216, DType::kBF16, kActivations[1], false});
   cases.push_back({5, 4232, 2496, DType::kBF16, kActivations[1], true});
   // One 128-token tile past one wave of weight tiles with a short last wave (2N / 128 = 146, a last
   // wave of 14): the swapped 128x128 stream-K as dispatch picks it (a partial tile), and whole

@@ -669,21 +669,29 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
   }
 }
 
-// The warp-mma kernel runs up to 8 tokens where the 128x32 kernel would run whole tiles and the
-// packed weight's blocks of 16 rows fit one wave of its singles (4 x 132 = 528 blocks); forced, it
-// takes at most 8 tokens and a cluster of 1, 2, 4 or 8.
+// Up to 8 tokens, bf16, off HBM3, with K < 16384, where the packed weight's blocks of 16 rows fit
+// one wave of its singles (4 x 132 = 528 blocks): the warp-mma kernel in decode_splits's K-loop
+// shares, ahead of the 128x32 kernel, its stream-K twin and the delegation; forced, it takes at most
+// 8 tokens and a cluster of 1, 2, 4 or 8.
 TEST(GatedMlpHeuristics, WarpMmaRunsWithinOneWaveOfItsSingles) {
-  const char* warp_mma = "sm90_gated_mlp_bf16_bf16_swap_warpmma_16x8x64_c1x1";
-  const char* swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
+  const std::string warp_mma = "sm90_gated_mlp_bf16_bf16_swap_warpmma_16x8x64_c1x1";
+  const std::string swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
   for (const std::int64_t M : {1, 8}) {
-    EXPECT_EQ(chosen(gated(M, 512, 4096)), warp_mma) << M;
-    EXPECT_EQ(chosen(gated(M, 2560, 4480)), warp_mma) << M;
-    EXPECT_EQ(chosen(gated(M, 4224, 2496)), warp_mma) << M << ": 528 blocks";
-    EXPECT_EQ(chosen(gated(M, 4232, 2496)), swap32) << M << ": 529 blocks";
-    EXPECT_EQ(chosen(gated(M, 14336, 4096)), swap32) << M;
+    EXPECT_EQ(launched(gated(M, 2560, 4480)), warp_mma) << M << ": 320 blocks, 70 steps";
+    EXPECT_EQ(launched(gated(M, 4224, 2496)), warp_mma) << M << ": 528 blocks";
+    EXPECT_EQ(launched(gated(M, 4232, 2496)), swap32) << M << ": 529 blocks";
+    EXPECT_EQ(launched(gated(M, 2368, 9984)), warp_mma) << M << ": 296 blocks, K below 16384";
+    EXPECT_EQ(launched(gated(M, 2368, 16384)), swap32 + "_streamk") << M << ": K 16384";
+    EXPECT_EQ(launched(gated(M, 14336, 4096)), swap32) << M;
   }
-  EXPECT_EQ(chosen(gated(9, 2560, 4480)), swap32);
-  EXPECT_EQ(chosen(gated(1, 512, 16384)), swap32 + std::string("_streamk")) << "stream-K below half a wave";
+  EXPECT_EQ(launched(gated(9, 2560, 4480)), swap32);
+  EXPECT_EQ(launched(gated(2, 512, 15168)), warp_mma + " splits=2") << "64 blocks, 237 steps";
+  EXPECT_EQ(launched(gated(2, 384, 9216)), warp_mma + " splits=4") << "48 blocks, 144 steps";
+  GatedMlpArgs fp16 = gated(2, 2560, 4480, DType::kFP16);
+  EXPECT_EQ(launched(fp16).find("warpmma"), std::string::npos) << "fp16: not measured";
+  EXPECT_EQ(chosen_on(h100(), gated(2, 2560, 4480)), swap32) << "HBM3: not measured";
+  EXPECT_EQ(chosen(gated(2, 2560, 4480), without_warp_mma()), swap32) << "a build without it";
+  EXPECT_TRUE(gated_delegation_pays(gated(1, 320, 9536), hopper(), without_warp_mma()));
   GatedMlpArgs forced = gated(9);
   forced.kernel = KernelChoice{key_named("sm90_gated_mlp_bf16_bf16_swap_warpmma_16x8x64_c1x1")};
   EXPECT_NE(selecting(forced).message().find("serves at most 8 tokens, the call has 9"), std::string::npos)
@@ -702,7 +710,7 @@ TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
   const char* swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
   const char* swap32_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk";
   const char* swap128_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk";
-  EXPECT_EQ(chosen(gated(1, 320, 9536)), swap32_stream_k);
+  EXPECT_EQ(chosen(gated(9, 320, 9536)), swap32_stream_k);
   EXPECT_EQ(chosen(gated(3, 9088, 31744)), swap32_stream_k);        // 142 tiles: a second wave of 10
   EXPECT_EQ(chosen(gated(1, 14336, 4096)), swap32);                 // 224 tiles: a last wave of 92
   EXPECT_EQ(chosen(gated(1, 28672, 8192)), swap32_stream_k);        // 448 tiles: a last wave of 52
@@ -717,7 +725,7 @@ TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
   for (const KernelKey& k : kernel_table()) {
     if (k.decomposition == Decomposition::kDataParallel) whole.push_back(k);
   }
-  EXPECT_EQ(chosen(gated(1, 320, 9536), whole), swap32);
+  EXPECT_EQ(chosen(gated(9, 320, 9536), whole), swap32);
   EXPECT_EQ(chosen(gated(300, 1856, 34112), whole), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
   EXPECT_EQ(chosen(gated(2038, 768, 54016), whole), "sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2");
   // Where the 160-token stream-K kernel shares its tail (129-144 tokens, past 3.4 waves): one 144-token
@@ -825,7 +833,7 @@ TEST(GatedMlpHeuristics, StreamKSharesOneWaveWhereItPays) {
   EXPECT_EQ(launched(gated(1587, 512, 28544)), prefix + "swap_coop_128x160x64_c2x1_streamk stream_k=share_tail");
   // 116 tiles of 128x128 and K 17088: the model prices sharing above whole tiles.
   EXPECT_EQ(launched(gated(3651, 256, 17088)), prefix + "swap_coop_128x128x64_c1x1_streamk");
-  EXPECT_EQ(launched(gated(1, 320, 9536)), prefix + "swap_coop_128x32x128_c1x1_streamk");    // 5 tiles: shared either way
+  EXPECT_EQ(launched(gated(9, 320, 9536)), prefix + "swap_coop_128x32x128_c1x1_streamk");    // 5 tiles: shared either way
   EXPECT_EQ(launched(gated(3, 9088, 31744)), prefix + "swap_coop_128x32x128_c1x1_streamk");  // 142 tiles: past one wave
   EXPECT_EQ(launched(gated(13, 4992, 31360)), prefix + "swap_coop_128x32x128_c1x1");         // 78 tiles: whole
   EXPECT_EQ(launched(gated(2, 2368, 29888)), prefix + "swap_coop_128x32x128_c1x1_streamk");  // 37 tiles: shared
@@ -906,42 +914,45 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
 // Never a catalogue model's MLP; never a forced kernel.
 TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   const DeviceCaps h = hopper();
-  EXPECT_TRUE(gated_delegation_pays(gated(1, 320, 9536), h));
-  EXPECT_TRUE(gated_delegation_pays(gated(64, 2048, 2048), h));      // 32 weight tiles
-  EXPECT_FALSE(gated_delegation_pays(gated(64, 2112, 2048), h));     // 33
-  EXPECT_FALSE(gated_delegation_pays(gated(1, 320, 2040), h));       // K below 2048
-  EXPECT_TRUE(gated_delegation_pays(gated(783, 256, 5184), h));      // 4 x 7 tiles
-  EXPECT_TRUE(gated_delegation_pays(gated(1536, 512, 28544), h));    // 8 x 12 = 96 <= 99
-  EXPECT_TRUE(gated_delegation_pays(gated(1537, 512, 28544), h)) << "8 x 13 = 104 tiles, but few weight tiles";
-  EXPECT_TRUE(gated_delegation_pays(gated(1537, 512, 28544), h100()));
-  EXPECT_TRUE(gated_delegation_pays(gated(1408, 1920, 3392), h)) << "30 x 11 = 330 tiles: 2.5 waves";
-  EXPECT_FALSE(gated_delegation_pays(gated(1409, 1920, 3392), h)) << "30 x 12: past 2.5 waves on an H200";
-  EXPECT_TRUE(gated_delegation_pays(gated(1409, 1920, 3392), h100())) << "within 8 waves on an H100";
-  EXPECT_TRUE(gated_delegation_pays(gated(1023, 6144, 4096), h)) << "96 x 8: below 1024 tokens 8 waves";
-  EXPECT_TRUE(gated_delegation_pays(gated(4096, 512, 28544), h100()));
-  EXPECT_FALSE(gated_delegation_pays(gated(4097, 512, 28544), h100())) << "past 4096 tokens";
-  EXPECT_TRUE(gated_delegation_pays(gated(1408, 6144, 4096), h100()));    // 96 x 11 = 1056 tiles: 8 waves
-  EXPECT_FALSE(gated_delegation_pays(gated(1409, 6144, 4096), h100()));   // 96 x 12: past 8 waves
-  EXPECT_FALSE(gated_delegation_pays(gated(65, 8192, 2048), h));     // Llama-3.2 1B: 128 tiles
-  EXPECT_FALSE(gated_delegation_pays(gated(1, 14336, 4096), h));
-  EXPECT_TRUE(gated_delegation_pays(gated(957, 1920, 9664), h));     // 30 weight tiles x 8
-  EXPECT_TRUE(gated_delegation_pays(gated(1024, 1920, 9664), h));    // 30 x 8
-  EXPECT_FALSE(gated_delegation_pays(gated(2826, 2304, 6208), h)) << "36 x 23 tiles: 6.3 waves";
-  EXPECT_FALSE(gated_delegation_pays(gated(957, 1920, 9664, DType::kFP16), h)) << "fp16: not measured";
-  EXPECT_TRUE(gated_delegation_pays(gated(129, 8128, 1792), h));     // 127 weight tiles, K 1792
-  EXPECT_FALSE(gated_delegation_pays(gated(129, 8192, 1792), h));    // 128
-  EXPECT_FALSE(gated_delegation_pays(gated(957, 1920, 1728), h));    // K below 1792
-  EXPECT_FALSE(gated_delegation_pays(gated(128, 1920, 1792), h));    // 128 tokens, 30 x 1 tiles but K below 2048
+  EXPECT_TRUE(gated_delegation_pays(gated(9, 320, 9536), h, kernel_table()));
+  EXPECT_TRUE(gated_delegation_pays(gated(1, 320, 16384), h, kernel_table())) << "K past the warp-mma rule";
+  EXPECT_FALSE(gated_delegation_pays(gated(1, 320, 9536), h, kernel_table())) << "the warp-mma kernel";
+  EXPECT_TRUE(gated_delegation_pays(gated(1, 320, 9536), h100(), kernel_table())) << "HBM3: the warp-mma rule is off";
+  EXPECT_TRUE(gated_delegation_pays(gated(64, 2048, 2048), h, kernel_table()));      // 32 weight tiles
+  EXPECT_FALSE(gated_delegation_pays(gated(64, 2112, 2048), h, kernel_table()));     // 33
+  EXPECT_FALSE(gated_delegation_pays(gated(1, 320, 2040), h, kernel_table()));       // K below 2048
+  EXPECT_TRUE(gated_delegation_pays(gated(783, 256, 5184), h, kernel_table()));      // 4 x 7 tiles
+  EXPECT_TRUE(gated_delegation_pays(gated(1536, 512, 28544), h, kernel_table()));    // 8 x 12 = 96 <= 99
+  EXPECT_TRUE(gated_delegation_pays(gated(1537, 512, 28544), h, kernel_table())) << "8 x 13 = 104 tiles, but few weight tiles";
+  EXPECT_TRUE(gated_delegation_pays(gated(1537, 512, 28544), h100(), kernel_table()));
+  EXPECT_TRUE(gated_delegation_pays(gated(1408, 1920, 3392), h, kernel_table())) << "30 x 11 = 330 tiles: 2.5 waves";
+  EXPECT_FALSE(gated_delegation_pays(gated(1409, 1920, 3392), h, kernel_table())) << "30 x 12: past 2.5 waves on an H200";
+  EXPECT_TRUE(gated_delegation_pays(gated(1409, 1920, 3392), h100(), kernel_table())) << "within 8 waves on an H100";
+  EXPECT_TRUE(gated_delegation_pays(gated(1023, 6144, 4096), h, kernel_table())) << "96 x 8: below 1024 tokens 8 waves";
+  EXPECT_TRUE(gated_delegation_pays(gated(4096, 512, 28544), h100(), kernel_table()));
+  EXPECT_FALSE(gated_delegation_pays(gated(4097, 512, 28544), h100(), kernel_table())) << "past 4096 tokens";
+  EXPECT_TRUE(gated_delegation_pays(gated(1408, 6144, 4096), h100(), kernel_table()));    // 96 x 11 = 1056 tiles: 8 waves
+  EXPECT_FALSE(gated_delegation_pays(gated(1409, 6144, 4096), h100(), kernel_table()));   // 96 x 12: past 8 waves
+  EXPECT_FALSE(gated_delegation_pays(gated(65, 8192, 2048), h, kernel_table()));     // Llama-3.2 1B: 128 tiles
+  EXPECT_FALSE(gated_delegation_pays(gated(1, 14336, 4096), h, kernel_table()));
+  EXPECT_TRUE(gated_delegation_pays(gated(957, 1920, 9664), h, kernel_table()));     // 30 weight tiles x 8
+  EXPECT_TRUE(gated_delegation_pays(gated(1024, 1920, 9664), h, kernel_table()));    // 30 x 8
+  EXPECT_FALSE(gated_delegation_pays(gated(2826, 2304, 6208), h, kernel_table())) << "36 x 23 tiles: 6.3 waves";
+  EXPECT_FALSE(gated_delegation_pays(gated(957, 1920, 9664, DType::kFP16), h, kernel_table())) << "fp16: not measured";
+  EXPECT_TRUE(gated_delegation_pays(gated(129, 8128, 1792), h, kernel_table()));     // 127 weight tiles, K 1792
+  EXPECT_FALSE(gated_delegation_pays(gated(129, 8192, 1792), h, kernel_table()));    // 128
+  EXPECT_FALSE(gated_delegation_pays(gated(957, 1920, 1728), h, kernel_table()));    // K below 1792
+  EXPECT_FALSE(gated_delegation_pays(gated(128, 1920, 1792), h, kernel_table()));    // 128 tokens, 30 x 1 tiles but K below 2048
   DeviceCaps unknown = h;
   unknown.dram_gbps = 0;
-  EXPECT_FALSE(gated_delegation_pays(gated(2826, 2304, 6208), unknown)) << "DRAM bandwidth unknown: as an H200";
-  EXPECT_TRUE(gated_delegation_pays(gated(2826, 2304, 6208), h100()));
+  EXPECT_FALSE(gated_delegation_pays(gated(2826, 2304, 6208), unknown, kernel_table())) << "DRAM bandwidth unknown: as an H200";
+  EXPECT_TRUE(gated_delegation_pays(gated(2826, 2304, 6208), h100(), kernel_table()));
   GatedMlpArgs forced = gated(783, 256, 5184);
   forced.kernel = KernelChoice{key_named("sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2")};
-  EXPECT_FALSE(gated_delegation_pays(forced, h));
+  EXPECT_FALSE(gated_delegation_pays(forced, h, kernel_table()));
   DeviceCaps ampere = h;
   ampere.cc_major = 8;
-  EXPECT_FALSE(gated_delegation_pays(gated(783, 256, 5184), ampere)) << "no kernels there: dispatch says so";
+  EXPECT_FALSE(gated_delegation_pays(gated(783, 256, 5184), ampere, kernel_table())) << "no kernels there: dispatch says so";
 }
 
 // An H100 runs gated calls of more than 1024 tokens with K >= 5120 on the cooperative 128x256 1x2

@@ -41,7 +41,7 @@ std::string dispatched_kernel(const GemmShape& shape, bool gated, Precision prec
     args.N = args.w.N = shape.N / 2;
     args.w.K = args.w.ld = args.ldx = shape.K;
     args.w.dtype = args.x_dtype = args.out_dtype = dtype;
-    if (hopper && detail::gated_delegation_pays(args, caps)) return kDelegatedKernelName;
+    if (hopper && detail::gated_delegation_pays(args, caps, detail::kernel_table())) return kDelegatedKernelName;
     status = detail::select(args, caps, detail::kernel_table(), &choice);
   } else {
     GemmArgs args;

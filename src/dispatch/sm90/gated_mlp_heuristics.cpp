@@ -2,6 +2,9 @@
 // each token tiling computes, and how well the tiles fill the SMs (docs/heuristics.md has the
 // measurements: sweeps of every bf16 gated kernel over odd and even M on three models and on
 // narrow-N random shapes, bench/results/tuning/issue9/):
+//   M <= 8, bf16, off HBM3, K < 16384, the packed weight's blocks of 16 rows within one wave of
+//              four per SM -> the warp-mma kernel in K-loop shares, ahead of the delegation too
+//              (warp_mma_fits_one_wave)
 //   M <= 64    -> swapped 128x32: packed weight rows on wgmma's 64-row side, the few tokens on
 //                 its N side
 //   M <= 256 with few weight tiles (fewer 128-row weight tiles times 128-token tiles than half
@@ -66,7 +69,8 @@
 // 2048 or more, where fewer 128x128 tiles than SMs are the whole problem and the fused kernels
 // ran at 0.33-0.97x of cuBLASLt + act·mul at 46 of the 50 random draws the rule selects
 // (bench/results/grid/gated-random.json; the other four 0.98-1.04x):
-// up to 64 tokens when the packed weight has fewer 128-row tiles than a quarter of the SMs,
+// up to 64 tokens when the packed weight has fewer 128-row tiles than a quarter of the SMs (but
+// where the warp-mma kernel runs),
 // beyond when its tiles times the 128-token tiles are at most three quarters of the SMs; and
 // (bf16) 129-4096 tokens on at most 127 weight tiles with K >= 1792, up to 8 waves of 128x128
 // tiles (on HBM3e from 1024 tokens 2.5; few_weight_tiles_long_k).
@@ -75,9 +79,9 @@
 // A cluster of 2 along M pads an odd t to even, and the padded tile costs a whole one; worse,
 // its CTAs run ahead of the others, which breaks the L2 reuse of weight tiles: at 777x28672x8192
 // the 2x1 kernel read 3.2 GB from DRAM for a 0.94 GB weight (ncu), 1.24x the time of M = 1024.
-// The warp-mma kernels (up to 8 tokens) are compiled but not chosen: against the swapped 128x32
-// kernel, same run, they were 1.15x faster on one catalogue MLP, 0.89x on another and within 4.2 %
-// on the rest (docs/heuristics.md); a caller may force one.
+// Past one wave of the warp-mma kernel's singles its CTAs queue: against the swapped 128x32 kernel,
+// same run, it was 1.15x faster on one catalogue MLP, 0.89x on another and within 4.2 % on the rest
+// (docs/heuristics.md), so it runs only within that wave.
 // An element type compiled with fewer kernels (fp16) falls back to its swapped 128x64 kernel
 // (M <= 64) or its cooperative 128x256 1x2 kernel.
 #include <algorithm>
@@ -689,10 +693,44 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
   return kSwappedPingpong96;
 }
 
+// Up to 8 tokens, bf16, off HBM3, with K < 16384, where the packed weight's blocks of 16 rows fit
+// one wave of the warp-mma kernel's singles (four CTAs per SM): the warp-mma kernel, in the K-loop
+// shares the GEMM's decode rule gives such blocks (decode_splits), ahead of the swapped 128x32
+// kernel and of the delegation. Its tiles, at most half a wave of 128-row tiles, stream the weight
+// through as many SMs as they are; the warp-mma kernel spreads it over all of them. H200, each
+// kernel forced beside the dispatched call, split-K shares of both (bench/results/tuning/issue9/
+// decode-warp-mma/):
+// - the 128x32 kernel's whole tiles (K < 8192), 39 calls of 1-8 tokens on 32-528 blocks: the
+//   warp-mma kernel took 0.76-1.04x their time, slower at four by 2-4 % (short K loops); e.g.
+//   2x2560x4480 0.859 -> 0.981 of cuBLASLt + act·mul, 2x2432x6336 0.894 -> 1.062. Past a wave
+//   (544-1888 blocks) it took 0.95-1.27x, mostly slower.
+// - the 128x32 stream-K twin (K >= 8192), 12 draws: faster at the four with K < 16384 (0.932-0.989
+//   -> 0.974-1.021), slower at the eight beyond (1.003-1.087x its time).
+// - delegated, 12 draws: faster at the eight with K < 16384 (0.965-0.998 -> 1.010-1.544 of
+//   cuBLASLt + act·mul), 0.953-1.068 beyond.
+// The shares decode_splits gives were the warp-mma kernel's fastest at every one of these calls;
+// split-K shares of the 128x32 kernel lost to its whole tiles at every call with K < 8192.
+constexpr Configuration kWarpMma = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
+constexpr std::int64_t kWarpMmaMaxTokens = 8;
+constexpr std::int64_t kWarpMmaSinglesPerSm = 4;
+constexpr std::int64_t kWarpMmaMaxK = 16383;
+
+bool warp_mma_fits_one_wave(const GatedMlpArgs& args, const DeviceCaps& caps,
+                            const std::vector<KernelKey>& candidates) {
+  if (has_hbm3(caps) || args.w.dtype != DType::kBF16 || args.M > kWarpMmaMaxTokens || args.w.K > kWarpMmaMaxK ||
+      ceil_div(2 * args.w.N, 16) > kWarpMmaSinglesPerSm * caps.sm_count) {
+    return false;
+  }
+  return std::any_of(candidates.begin(), candidates.end(), [&](const KernelKey& k) {
+    return k.op == Op::kGatedMlp && k.grouping == Grouping::kNone && k.a == args.x_dtype && k.b == args.w.dtype &&
+           k.d == args.out_dtype && has_configuration(k, kWarpMma);
+  });
+}
+
 }  // namespace
 
-bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps) {
-  return !args.kernel && in_delegation_region(args, caps);
+bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates) {
+  return !args.kernel && in_delegation_region(args, caps) && !warp_mma_fits_one_wave(args, caps, candidates);
 }
 
 // The HBM3 rules below replace only this pick of the rules above.
@@ -843,26 +881,6 @@ bool pingpong112_pays(const Configuration& c, const GatedMlpArgs& args, const De
 // -> 1.02x, 6225x10560x20096 0.98x -> 0.93x).
 constexpr std::int64_t kAlongTokensMinClusters = 8;
 constexpr int kAlongTokensSwizzle = 4;
-// Up to 8 tokens, bf16, where the swapped 128x32 kernel would run whole tiles and the packed
-// weight's blocks of 16 rows fit one wave of the warp-mma kernel's singles (four CTAs per SM): the
-// warp-mma kernel, its K loop unshared. Below a wave of 128-row tiles the 128x32 kernel streams the
-// weight through as many SMs as it has tiles; the warp-mma kernel spreads it over all of them.
-// H200, both forced beside the dispatched call with split-K shares of each (bench/results/tuning/
-// issue9/decode-warp-mma/sweep-3ca1bee/): at 15 calls of 1-4 tokens on 112-528 blocks (K 704-7936)
-// the warp-mma kernel took 0.76-0.98x the 128x32 kernel's time, slower at one (4x3328x1280, 1.04x);
-// e.g. 2x2560x4480 0.859 -> 0.981 of cuBLASLt + act·mul, 2x2432x6336 0.894 -> 1.062. Past a wave
-// (544-1888 blocks) it took 0.95-1.27x, mostly slower. Split-K shares lost to whole tiles on both
-// kernels at every such call.
-constexpr Configuration kWarpMma = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
-constexpr std::int64_t kWarpMmaMaxTokens = 8;
-constexpr std::int64_t kWarpMmaSinglesPerSm = 4;
-
-bool warp_mma_fits_one_wave(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
-  const bool whole_swapped32 = c.swap_ab && c.tile.m == 128 && c.tile.n == 32 && c.decomposition == Decomposition::kDataParallel;
-  return whole_swapped32 && args.w.dtype == DType::kBF16 && args.M <= kWarpMmaMaxTokens &&
-         ceil_div(2 * args.w.N, 16) <= kWarpMmaSinglesPerSm * caps.sm_count;
-}
-
 bool walk_along_the_tokens(const GatedMlpArgs& args) {
   const std::int64_t token_tiles = ceil_div(args.M, 128);
   const std::int64_t weight_clusters = ceil_div(ceil_div(2 * args.w.N, 256), 2);
@@ -886,10 +904,14 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   const Configuration ruled = cooperative || cooperative_mid_k ? kCooperative1x2
                               : swapped_tiles                  ? fewer_rows_of_160_or_224(args.M)
                                                                : by_shape;
-  const Configuration chosen = pingpong160_pays(ruled, args, caps)         ? kSwappedPingpong160
-                               : pingpong112_pays(ruled, args, caps)       ? kSwappedPingpong112
-                               : warp_mma_fits_one_wave(ruled, args, caps) ? kWarpMma
-                                                                           : ruled;
+  if (warp_mma_fits_one_wave(args, caps, candidates)) {
+    *choice = {*compiled(kWarpMma)};
+    choice->splits = decode_splits(2 * args.w.N, args.w.K, caps.sm_count);
+    return Status::success();
+  }
+  const Configuration chosen = pingpong160_pays(ruled, args, caps)   ? kSwappedPingpong160
+                               : pingpong112_pays(ruled, args, caps) ? kSwappedPingpong112
+                                                                     : ruled;
   Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
   whole_tiles.decomposition = Decomposition::kDataParallel;
   // The 160-token kernel's whole tiles took 1.03-1.06x the 144-token tile's time where

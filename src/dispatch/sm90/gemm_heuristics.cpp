@@ -70,40 +70,6 @@ constexpr Configuration kSwapped32StreamK = {Schedule::kCooperative, {128, 32, 1
 constexpr Configuration kDecode = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
 constexpr Configuration kDecodeTwoTokenTiles = {Schedule::kWarpMma, {16, 16, 64}, {1, 1}, true};
 
-// K-loop shares of the warp-mma GEMM at up to 8 tokens, by waves of its CTAs (warp_mma_mainloop.cuh:
-// the wide CTAs, two per SM, run every share count above 1; the singles, four per SM, one share
-// past two wide CTAs per SM):
-// - the most shares whose CTAs fit in one wave of wide CTAs: 2 up to 2 per SM, 4 or 8 up to 1.7
-//   per SM (256 CTAs in clusters of 4 lost to 128 in clusters of 2), each share at least one round
-//   of the wide CTA's 8 warps x 4 steps of 64 elements, two shares under 128 blocks half a round;
-// - just past one wave of singles, 2 shares where the second wave would be at most a quarter full
-//   (calls dispatch sends there only where no swapped 128x32 kernel is compiled: fp16).
-// H200, the bench's sweep of 1, 2, 4 and 8 shares (b8779ad, bench/results/tuning/issue9/
-// decode-gemm/two-token-tiles/: 22 distinct catalogue weights at 1, 5 and 8 tokens, 32 focused
-// shapes at 1-8 tokens): this count was the fastest at 95 of 98 points and within 1.023x of it at
-// the others (3fd5edf: 96 of 98, within 1.038x). For example:
-// - 4 or 8 shares on 28-56 blocks with K >= 19328 took 0.69-0.88x the time of 2 (2x448x35264: 16.4
-//   against 23.8 µs); 4 on 64 blocks with K >= 8192 1.10-1.18x.
-// - 2 on 536-640 blocks with K >= 8192 took 0.81-0.98x the time of 1 (second wave 2-21 % full);
-//   on 684 and 732 blocks (30 and 39 %) 1.13-1.33x; past two waves 1.40-1.90x (1376-2284 blocks,
-//   K 1216-3392), and 2x26816x4160 (1676 blocks) took 1.48x cuBLASLt + bias+GELU's time with 2
-//   (129ebdc's random suite): the rule stops a quarter past one wave.
-// - With one share 5x1920x2432 and 3x1344x2304 (120 and 84 blocks, 36-38 steps) took 1.08-1.12x
-//   cuBLASLt's time (3fd5edf's random suite); two had beaten it in the narrow rule's measurements.
-int decode_splits(std::int64_t N, std::int64_t K, int sm_count) {
-  constexpr std::int64_t kStepsPerRound = 32;
-  const std::int64_t blocks = ceil_div(N, 16), steps = ceil_div(K, 64), sms = sm_count;
-  for (int splits : {8, 4, 2}) {
-    const std::int64_t ctas = blocks * splits;
-    const bool one_wave = splits == 2 ? ctas <= 2 * sms : 10 * ctas <= 17 * sms;
-    const std::int64_t min_steps =
-        splits > 2 ? kStepsPerRound * splits : (blocks < 128 ? kStepsPerRound : 2 * kStepsPerRound);
-    if (one_wave && steps >= min_steps) return splits;
-  }
-  const std::int64_t singles_wave = 4 * sms;
-  if (blocks > singles_wave && blocks <= singles_wave + singles_wave / 4 && steps >= 2 * kStepsPerRound) return 2;
-  return 1;
-}
 
 // Where the pingpong kernel's overlap of epilogue and K loop paid in the sweeps. Below four waves
 // of its tiles it lost at 50 of 93 shapes; beyond K = 16384 (little epilogue per K loop to hide)
@@ -422,6 +388,41 @@ constexpr std::int64_t kBiasActDecodeLongRowsAboveK = 16384;         // on 1024-
 constexpr std::int64_t kBiasActDecodeLongNarrowRowsAboveK = 32768;   // on 512-1023 rows
 
 }  // namespace
+
+// K-loop shares of the warp-mma kernels at up to 8 tokens, by waves of their CTAs (warp_mma_mainloop.cuh:
+// the wide CTAs, two per SM, run every share count above 1; the singles, four per SM, one share
+// past two wide CTAs per SM):
+// - the most shares whose CTAs fit in one wave of wide CTAs: 2 up to 2 per SM, 4 or 8 up to 1.7
+//   per SM (256 CTAs in clusters of 4 lost to 128 in clusters of 2), each share at least one round
+//   of the wide CTA's 8 warps x 4 steps of 64 elements, two shares under 128 blocks half a round;
+// - just past one wave of singles, 2 shares where the second wave would be at most a quarter full
+//   (calls dispatch sends there only where no swapped 128x32 kernel is compiled: fp16).
+// H200, the bench's sweep of 1, 2, 4 and 8 shares (b8779ad, bench/results/tuning/issue9/
+// decode-gemm/two-token-tiles/: 22 distinct catalogue weights at 1, 5 and 8 tokens, 32 focused
+// shapes at 1-8 tokens): this count was the fastest at 95 of 98 points and within 1.023x of it at
+// the others (3fd5edf: 96 of 98, within 1.038x). For example:
+// - 4 or 8 shares on 28-56 blocks with K >= 19328 took 0.69-0.88x the time of 2 (2x448x35264: 16.4
+//   against 23.8 µs); 4 on 64 blocks with K >= 8192 1.10-1.18x.
+// - 2 on 536-640 blocks with K >= 8192 took 0.81-0.98x the time of 1 (second wave 2-21 % full);
+//   on 684 and 732 blocks (30 and 39 %) 1.13-1.33x; past two waves 1.40-1.90x (1376-2284 blocks,
+//   K 1216-3392), and 2x26816x4160 (1676 blocks) took 1.48x cuBLASLt + bias+GELU's time with 2
+//   (129ebdc's random suite): the rule stops a quarter past one wave.
+// - With one share 5x1920x2432 and 3x1344x2304 (120 and 84 blocks, 36-38 steps) took 1.08-1.12x
+//   cuBLASLt's time (3fd5edf's random suite); two had beaten it in the narrow rule's measurements.
+int decode_splits(std::int64_t rows, std::int64_t K, int sm_count) {
+  constexpr std::int64_t kStepsPerRound = 32;
+  const std::int64_t blocks = ceil_div(rows, 16), steps = ceil_div(K, 64), sms = sm_count;
+  for (int splits : {8, 4, 2}) {
+    const std::int64_t ctas = blocks * splits;
+    const bool one_wave = splits == 2 ? ctas <= 2 * sms : 10 * ctas <= 17 * sms;
+    const std::int64_t min_steps =
+        splits > 2 ? kStepsPerRound * splits : (blocks < 128 ? kStepsPerRound : 2 * kStepsPerRound);
+    if (one_wave && steps >= min_steps) return splits;
+  }
+  const std::int64_t singles_wave = 4 * sms;
+  if (blocks > singles_wave && blocks <= singles_wave + singles_wave / 4 && steps >= 2 * kStepsPerRound) return 2;
+  return 1;
+}
 
 // Decode GEMMs on narrow weights without a bias or residual run the warp-mma kernel: H200, plain
 // calls at 1 and 8 tokens, against cuBLASLt's fastest of its top four in the same run

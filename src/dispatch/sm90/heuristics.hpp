@@ -25,9 +25,13 @@ Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std
               std::vector<GroupedLaunch>* launches);
 
 // Whether the gated MLP runs cuBLASLt + act·mul rather than a fused kernel (no kernel forced).
-bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps);
+bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates);
 // Whether a GEMM cuBLASLt expresses runs cuBLASLt rather than one of `candidates`.
 bool delegates(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates);
+
+// K-loop shares of the warp-mma kernels at up to 8 tokens on `rows` weight rows (the GEMM's N, the
+// gated MLP's 2N packed rows); the measurements are in gemm_heuristics.cpp.
+int decode_splits(std::int64_t rows, std::int64_t K, int sm_count);
 
 // Whether a bias + activation GEMM cuBLASLt cannot fuse runs cuBLASLt's product + epifuse's bias +
 // activation kernel rather than one of epifuse's own kernels.

@@ -1,6 +1,5 @@
-// The gated MLP for a few tokens (decode) on the warp-mma kernel (warp_mma_mainloop.cuh). Forced
-// only: dispatch keeps the swapped CUTLASS kernel, which it did not beat on enough models
-// (docs/heuristics.md).
+// The gated MLP for a few tokens (decode) on the warp-mma kernel (warp_mma_mainloop.cuh). Dispatch
+// runs it on weights whose blocks fit one wave of its CTAs (gated_mlp_heuristics.cpp).
 //
 // A block of 16 packed rows is 8 gate rows, then their 8 up rows (packing/gate_up.hpp), so lane
 // (g, t) holds the gate (row g) and up (row g + 8) value of output column 8·block + g for tokens
