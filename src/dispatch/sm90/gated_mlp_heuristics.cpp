@@ -697,19 +697,18 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
 // one wave of the warp-mma kernel's singles (four CTAs per SM): the warp-mma kernel, in the K-loop
 // shares the GEMM's decode rule gives such blocks (decode_splits), ahead of the swapped 128x32
 // kernel and of the delegation. Its tiles, at most half a wave of 128-row tiles, stream the weight
-// through as many SMs as they are; the warp-mma kernel spreads it over all of them. H200, each
-// kernel forced beside the dispatched call, split-K shares of both (bench/results/tuning/issue9/
-// decode-warp-mma/):
-// - the 128x32 kernel's whole tiles (K < 8192), 39 calls of 1-8 tokens on 32-528 blocks: the
-//   warp-mma kernel took 0.76-1.04x their time, slower at four by 2-4 % (short K loops); e.g.
-//   2x2560x4480 0.859 -> 0.981 of cuBLASLt + act·mul, 2x2432x6336 0.894 -> 1.062. Past a wave
-//   (544-1888 blocks) it took 0.95-1.27x, mostly slower.
-// - the 128x32 stream-K twin (K >= 8192), 12 draws: faster at the four with K < 16384 (0.932-0.989
-//   -> 0.974-1.021), slower at the eight beyond (1.003-1.087x its time).
-// - delegated, 12 draws: faster at the eight with K < 16384 (0.965-0.998 -> 1.010-1.544 of
-//   cuBLASLt + act·mul), 0.953-1.068 beyond.
-// The shares decode_splits gives were the warp-mma kernel's fastest at every one of these calls;
-// split-K shares of the 128x32 kernel lost to its whole tiles at every call with K < 8192.
+// through as many SMs as they are; the warp-mma kernel spreads it over all of them. H200, CUDA
+// graphs, the replaced kernel forced beside it (bench/results/tuning/issue9/decode-warp-mma/):
+// - over the 128x32 kernel's whole tiles (K < 8192): 0.77-1.03x their time at 15 swept calls
+//   (2x2560x4480 0.859 -> 0.981 of cuBLASLt + act·mul, 2x2432x6336 0.894 -> 1.062), and 0.72-1.03x
+//   at 24 fresh draws (geometric mean 0.915, slower at two; without graphs 0.838), 1.046 -> 1.143
+//   of cuBLASLt + act·mul. Past that wave (544-1888 blocks) it took 0.95-1.27x.
+// - over the stream-K twin (K >= 8192): 0.91-0.98x at 4 draws with K < 16384, 0.97-1.09x at 8
+//   beyond (slower at 7); 12 fresh draws under 16384 0.92-1.00x, 0.967 -> 1.012.
+// - over the delegation: 0.64-0.99x at 8 draws with K < 16384, 0.93-1.05x at 4 beyond (slower at
+//   3); 12 fresh draws under 16384 1.000 -> 1.252 of cuBLASLt + act·mul (min 1.022).
+// The shares decode_splits gives were the warp-mma kernel's fastest at every delegated draw; split-K
+// shares of the 128x32 kernel took 0.93-1.59x its whole tiles' time (K < 8192).
 constexpr Configuration kWarpMma = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
 constexpr std::int64_t kWarpMmaMaxTokens = 8;
 constexpr std::int64_t kWarpMmaSinglesPerSm = 4;

@@ -2,28 +2,15 @@
 beside the dispatched call. Prints, per call, each forced kernel's time over the dispatched call's
 and the ratios to cuBLASLt + act·mul; then, for the A/B folders, the dispatched (new) call over the
 forced whole tiles (the old choice).  python3 summary.py"""
-import json
-import lzma
-import math
 import pathlib
+import sys
 
-HERE = pathlib.Path(__file__).parent
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[4] / "tools"))
+from bench_calls import calls, gmean, load  # noqa: E402
+
 SMS = 132
 WHOLE = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"
-
-
-def load(path):
-    opener = lzma.open if path.suffix == ".xz" else open
-    with opener(path, "rt") as f:
-        return json.load(f)
-
-
-def calls(doc):
-    by = {}
-    for r in doc["rows"]:
-        name = r["impl"] if r["impl"] != "sweep" else r["kernel"]
-        by.setdefault((r["M"], r["N"], r["K"]), {})[name] = r
-    return by
 
 
 def tiles(M, N):
@@ -32,10 +19,6 @@ def tiles(M, N):
 
 def fill(t):
     return t / (-(-t // SMS) * SMS)
-
-
-def gmean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
 def sweep(path):

@@ -2,32 +2,16 @@
 dispatched call at 97-112 and 193-224 tokens) and the fresh A/B of pingpong112_pays (the dispatched
 call, now that kernel, over the pingpong 128x128 or 128-token pair it replaced, forced in the same
 run).  python3 summary.py"""
-import json
-import lzma
-import math
 import pathlib
+import sys
 
-HERE = pathlib.Path(__file__).parent
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[4] / "tools"))
+from bench_calls import calls, gmean, load  # noqa: E402
+
 PREFIX = "sm90_gated_mlp_bf16_bf16_"
 P112 = PREFIX + "swap_pingpong_128x112x64_c2x1"
 OLD = {False: PREFIX + "pingpong_128x128x64_c1x2", True: PREFIX + "swap_pingpong_128x128x64_c1x2"}
-
-
-def load(path):
-    with lzma.open(path, "rt") as f:
-        return json.load(f)
-
-
-def calls(doc):
-    by = {}
-    for r in doc["rows"]:
-        name = r["impl"] if r["impl"] != "sweep" else r["kernel"]
-        by.setdefault((r["M"], r["N"], r["K"]), {})[name] = r
-    return by
-
-
-def gmean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
 def takes(M, N, K, dispatched):
