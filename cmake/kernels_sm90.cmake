@@ -117,8 +117,8 @@ epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2 SWAP_AB GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 160 64 CLUSTER 2 1 SWAP_AB EPILOGUE cast GROUPING grouped)
 epifuse_kernel(OP gemm A bf16 SCHEDULE cooperative TILE 128 208 64 CLUSTER 2 1 SWAP_AB EPILOGUE cast GROUPING grouped)
-# Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. Forced
-# only: dispatch keeps the swapped 128x32 kernel (docs/heuristics.md).
+# Up to 8 tokens (decode): mma.sync warps stream the weight rows; no CUTLASS instantiation. bf16
+# dispatched on weights whose CTAs fit one wave (warp_mma_fits_one_wave); fp16 forced only.
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)
 epifuse_kernel(OP gated_mlp A fp16 SCHEDULE warp_mma TILE 16 8 64 SWAP_AB)
 # The same warps for the GEMM at up to 8 tokens (alpha, column bias, activation), and at 9-16 in

@@ -12,7 +12,8 @@ def load(path):
 
 
 def calls(doc):
-    """Rows by (M, N, K), then by impl (a sweep row by its kernel and knobs)."""
+    """Rows by (M, N, K), then by impl (a sweep row by its kernel name: with splits or a stream-K
+    mode, not with raster or swizzle)."""
     by = {}
     for r in doc["rows"]:
         name = r["impl"] if r["impl"] != "sweep" else r["kernel"]

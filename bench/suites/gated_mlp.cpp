@@ -238,7 +238,8 @@ class GatedShapeRun {
       if ((k.decomposition == Decomposition::kStreamK && k.swap_ab && set(0).args.M <= 64) ||
           k.schedule == Schedule::kWarpMma) {
         for (int splits : {2, 3, 4, 8}) {
-          if (k.schedule != Schedule::kWarpMma || splits != 3) shared.push_back({k, RasterOrder::kHeuristic, 1, splits});
+          if (k.schedule == Schedule::kWarpMma && splits == 3) continue;  // clusters of 1, 2, 4 or 8
+          shared.push_back({k, RasterOrder::kHeuristic, 1, splits});
         }
       }
       for (const KernelChoice& choice : shared) {

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "api/call.hpp"
-#include "dispatch/kernel_table.hpp"
+#include "dispatch/registry.hpp"
 
 namespace epifuse {
 namespace {
@@ -21,7 +21,7 @@ std::vector<NamedPointer> operand_pointers(const GatedMlpArgs& a) {
 }
 
 DelegatedGatedPlan gated_delegation(const GatedMlpArgs& args, const DeviceCaps& caps, std::size_t usable_bytes) {
-  if (!gated_delegation_pays(args, caps, kernel_table())) return {};
+  if (!gated_delegation_pays(args, caps, compiled_keys())) return {};
   return plan_delegated_gated(args, caps.device, usable_bytes);
 }
 

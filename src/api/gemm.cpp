@@ -9,7 +9,7 @@
 #include <string>
 
 #include "api/call.hpp"
-#include "dispatch/kernel_table.hpp"
+#include "dispatch/registry.hpp"
 #include "kernels/widen_bias.hpp"
 
 namespace epifuse {
@@ -118,7 +118,7 @@ Status gemm_delegation(const GemmArgs& args, cudaStream_t stream, Purpose purpos
   const DeviceCaps* caps = nullptr;
   if (Status s = check_device(kOp, args, stream, &caps); !s.ok()) return s;
   if (!kernel_arch(*caps)) return Status::success();  // dispatch reports the unsupported device
-  if (whole && gemm_delegation_pays(args, *caps, kernel_table())) {
+  if (whole && gemm_delegation_pays(args, *caps, compiled_keys())) {
     const std::size_t lt_bytes = purpose == Purpose::kLaunch ? usable_delegated_workspace(args) : kDelegatedWorkspaceCap;
     delegation->whole = plan_delegated_gemm(args, caps->device, lt_bytes);
   }

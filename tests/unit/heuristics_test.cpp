@@ -689,6 +689,14 @@ TEST(GatedMlpHeuristics, WarpMmaRunsWithinOneWaveOfItsSingles) {
   EXPECT_EQ(launched(gated(2, 384, 9216)), warp_mma + " splits=4") << "48 blocks, 144 steps";
   GatedMlpArgs fp16 = gated(2, 2560, 4480, DType::kFP16);
   EXPECT_EQ(launched(fp16).find("warpmma"), std::string::npos) << "fp16: not measured";
+  EXPECT_EQ(launched(gated(2, 2368, 16376)), warp_mma) << "K 16376";
+  DeviceCaps fewer_sms = hopper();
+  fewer_sms.sm_count = 100;
+  EXPECT_EQ(chosen_on(fewer_sms, gated(2, 3200, 4480)), warp_mma) << "400 blocks on 100 SMs";
+  EXPECT_EQ(chosen_on(fewer_sms, gated(2, 3208, 4480)), swap32) << "401 blocks";
+  GatedMlpArgs forced_swap32 = gated(2, 2560, 4480);
+  forced_swap32.kernel = KernelChoice{key_named(swap32)};
+  EXPECT_EQ(launched(forced_swap32), swap32) << "a forced kernel stays";
   EXPECT_EQ(chosen_on(h100(), gated(2, 2560, 4480)), swap32) << "HBM3: not measured";
   EXPECT_EQ(chosen(gated(2, 2560, 4480), without_warp_mma()), swap32) << "a build without it";
   EXPECT_TRUE(gated_delegation_pays(gated(1, 320, 9536), hopper(), without_warp_mma()));
@@ -911,48 +919,52 @@ TEST(GatedMlpHeuristics, FewWeightTilesTakeTheModelsKernel) {
 // fewer 128-row tiles than a quarter of the 132 SMs, beyond when those tiles times the 128-token
 // tiles are at most three quarters of them. So do bf16 calls of 129-4096 tokens on at most 127
 // weight tiles with K >= 1792, up to 8 waves of those tiles (on an H200 from 1024 tokens 2.5).
-// Never a catalogue model's MLP; never a forced kernel.
+// Never a catalogue model's MLP; never a forced kernel; not where the warp-mma kernel runs (1-8
+// tokens with K < 16384 off HBM3, WarpMmaRunsWithinOneWaveOfItsSingles).
 TEST(GatedMlpHeuristics, DelegatesNarrowWeightsWithALongK) {
   const DeviceCaps h = hopper();
-  EXPECT_TRUE(gated_delegation_pays(gated(9, 320, 9536), h, kernel_table()));
-  EXPECT_TRUE(gated_delegation_pays(gated(1, 320, 16384), h, kernel_table())) << "K past the warp-mma rule";
-  EXPECT_FALSE(gated_delegation_pays(gated(1, 320, 9536), h, kernel_table())) << "the warp-mma kernel";
-  EXPECT_TRUE(gated_delegation_pays(gated(1, 320, 9536), h100(), kernel_table())) << "HBM3: the warp-mma rule is off";
-  EXPECT_TRUE(gated_delegation_pays(gated(64, 2048, 2048), h, kernel_table()));      // 32 weight tiles
-  EXPECT_FALSE(gated_delegation_pays(gated(64, 2112, 2048), h, kernel_table()));     // 33
-  EXPECT_FALSE(gated_delegation_pays(gated(1, 320, 2040), h, kernel_table()));       // K below 2048
-  EXPECT_TRUE(gated_delegation_pays(gated(783, 256, 5184), h, kernel_table()));      // 4 x 7 tiles
-  EXPECT_TRUE(gated_delegation_pays(gated(1536, 512, 28544), h, kernel_table()));    // 8 x 12 = 96 <= 99
-  EXPECT_TRUE(gated_delegation_pays(gated(1537, 512, 28544), h, kernel_table())) << "8 x 13 = 104 tiles, but few weight tiles";
-  EXPECT_TRUE(gated_delegation_pays(gated(1537, 512, 28544), h100(), kernel_table()));
-  EXPECT_TRUE(gated_delegation_pays(gated(1408, 1920, 3392), h, kernel_table())) << "30 x 11 = 330 tiles: 2.5 waves";
-  EXPECT_FALSE(gated_delegation_pays(gated(1409, 1920, 3392), h, kernel_table())) << "30 x 12: past 2.5 waves on an H200";
-  EXPECT_TRUE(gated_delegation_pays(gated(1409, 1920, 3392), h100(), kernel_table())) << "within 8 waves on an H100";
-  EXPECT_TRUE(gated_delegation_pays(gated(1023, 6144, 4096), h, kernel_table())) << "96 x 8: below 1024 tokens 8 waves";
-  EXPECT_TRUE(gated_delegation_pays(gated(4096, 512, 28544), h100(), kernel_table()));
-  EXPECT_FALSE(gated_delegation_pays(gated(4097, 512, 28544), h100(), kernel_table())) << "past 4096 tokens";
-  EXPECT_TRUE(gated_delegation_pays(gated(1408, 6144, 4096), h100(), kernel_table()));    // 96 x 11 = 1056 tiles: 8 waves
-  EXPECT_FALSE(gated_delegation_pays(gated(1409, 6144, 4096), h100(), kernel_table()));   // 96 x 12: past 8 waves
-  EXPECT_FALSE(gated_delegation_pays(gated(65, 8192, 2048), h, kernel_table()));     // Llama-3.2 1B: 128 tiles
-  EXPECT_FALSE(gated_delegation_pays(gated(1, 14336, 4096), h, kernel_table()));
-  EXPECT_TRUE(gated_delegation_pays(gated(957, 1920, 9664), h, kernel_table()));     // 30 weight tiles x 8
-  EXPECT_TRUE(gated_delegation_pays(gated(1024, 1920, 9664), h, kernel_table()));    // 30 x 8
-  EXPECT_FALSE(gated_delegation_pays(gated(2826, 2304, 6208), h, kernel_table())) << "36 x 23 tiles: 6.3 waves";
-  EXPECT_FALSE(gated_delegation_pays(gated(957, 1920, 9664, DType::kFP16), h, kernel_table())) << "fp16: not measured";
-  EXPECT_TRUE(gated_delegation_pays(gated(129, 8128, 1792), h, kernel_table()));     // 127 weight tiles, K 1792
-  EXPECT_FALSE(gated_delegation_pays(gated(129, 8192, 1792), h, kernel_table()));    // 128
-  EXPECT_FALSE(gated_delegation_pays(gated(957, 1920, 1728), h, kernel_table()));    // K below 1792
-  EXPECT_FALSE(gated_delegation_pays(gated(128, 1920, 1792), h, kernel_table()));    // 128 tokens, 30 x 1 tiles but K below 2048
+  const auto pays = [](const GatedMlpArgs& a, const DeviceCaps& caps) {
+    return gated_delegation_pays(a, caps, kernel_table());
+  };
+  EXPECT_TRUE(pays(gated(9, 320, 9536), h));
+  EXPECT_TRUE(pays(gated(1, 320, 16384), h)) << "K past the warp-mma rule";
+  EXPECT_FALSE(pays(gated(1, 320, 9536), h)) << "the warp-mma kernel";
+  EXPECT_TRUE(pays(gated(1, 320, 9536), h100())) << "HBM3: the warp-mma rule is off";
+  EXPECT_TRUE(pays(gated(64, 2048, 2048), h));      // 32 weight tiles
+  EXPECT_FALSE(pays(gated(64, 2112, 2048), h));     // 33
+  EXPECT_FALSE(pays(gated(9, 320, 2040), h));       // K below 2048
+  EXPECT_TRUE(pays(gated(783, 256, 5184), h));      // 4 x 7 tiles
+  EXPECT_TRUE(pays(gated(1536, 512, 28544), h));    // 8 x 12 = 96 <= 99
+  EXPECT_TRUE(pays(gated(1537, 512, 28544), h)) << "8 x 13 = 104 tiles, but few weight tiles";
+  EXPECT_TRUE(pays(gated(1537, 512, 28544), h100()));
+  EXPECT_TRUE(pays(gated(1408, 1920, 3392), h)) << "30 x 11 = 330 tiles: 2.5 waves";
+  EXPECT_FALSE(pays(gated(1409, 1920, 3392), h)) << "30 x 12: past 2.5 waves on an H200";
+  EXPECT_TRUE(pays(gated(1409, 1920, 3392), h100())) << "within 8 waves on an H100";
+  EXPECT_TRUE(pays(gated(1023, 6144, 4096), h)) << "96 x 8: below 1024 tokens 8 waves";
+  EXPECT_TRUE(pays(gated(4096, 512, 28544), h100()));
+  EXPECT_FALSE(pays(gated(4097, 512, 28544), h100())) << "past 4096 tokens";
+  EXPECT_TRUE(pays(gated(1408, 6144, 4096), h100()));    // 96 x 11 = 1056 tiles: 8 waves
+  EXPECT_FALSE(pays(gated(1409, 6144, 4096), h100()));   // 96 x 12: past 8 waves
+  EXPECT_FALSE(pays(gated(65, 8192, 2048), h));     // Llama-3.2 1B: 128 tiles
+  EXPECT_FALSE(pays(gated(1, 14336, 4096), h));
+  EXPECT_TRUE(pays(gated(957, 1920, 9664), h));     // 30 weight tiles x 8
+  EXPECT_TRUE(pays(gated(1024, 1920, 9664), h));    // 30 x 8
+  EXPECT_FALSE(pays(gated(2826, 2304, 6208), h)) << "36 x 23 tiles: 6.3 waves";
+  EXPECT_FALSE(pays(gated(957, 1920, 9664, DType::kFP16), h)) << "fp16: not measured";
+  EXPECT_TRUE(pays(gated(129, 8128, 1792), h));     // 127 weight tiles, K 1792
+  EXPECT_FALSE(pays(gated(129, 8192, 1792), h));    // 128
+  EXPECT_FALSE(pays(gated(957, 1920, 1728), h));    // K below 1792
+  EXPECT_FALSE(pays(gated(128, 1920, 1792), h));    // 128 tokens, 30 x 1 tiles but K below 2048
   DeviceCaps unknown = h;
   unknown.dram_gbps = 0;
-  EXPECT_FALSE(gated_delegation_pays(gated(2826, 2304, 6208), unknown, kernel_table())) << "DRAM bandwidth unknown: as an H200";
-  EXPECT_TRUE(gated_delegation_pays(gated(2826, 2304, 6208), h100(), kernel_table()));
+  EXPECT_FALSE(pays(gated(2826, 2304, 6208), unknown)) << "DRAM bandwidth unknown: as an H200";
+  EXPECT_TRUE(pays(gated(2826, 2304, 6208), h100()));
   GatedMlpArgs forced = gated(783, 256, 5184);
   forced.kernel = KernelChoice{key_named("sm90_gated_mlp_bf16_bf16_coop_128x256x64_c1x2")};
-  EXPECT_FALSE(gated_delegation_pays(forced, h, kernel_table()));
+  EXPECT_FALSE(pays(forced, h));
   DeviceCaps ampere = h;
   ampere.cc_major = 8;
-  EXPECT_FALSE(gated_delegation_pays(gated(783, 256, 5184), ampere, kernel_table())) << "no kernels there: dispatch says so";
+  EXPECT_FALSE(pays(gated(783, 256, 5184), ampere)) << "no kernels there: dispatch says so";
 }
 
 // An H100 runs gated calls of more than 1024 tokens with K >= 5120 on the cooperative 128x256 1x2

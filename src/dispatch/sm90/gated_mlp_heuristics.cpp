@@ -69,8 +69,8 @@
 // 2048 or more, where fewer 128x128 tiles than SMs are the whole problem and the fused kernels
 // ran at 0.33-0.97x of cuBLASLt + act·mul at 46 of the 50 random draws the rule selects
 // (bench/results/grid/gated-random.json; the other four 0.98-1.04x):
-// up to 64 tokens when the packed weight has fewer 128-row tiles than a quarter of the SMs (but
-// where the warp-mma kernel runs),
+// up to 64 tokens when the packed weight has fewer 128-row tiles than a quarter of the SMs (except
+// where the warp-mma kernel runs: warp_mma_fits_one_wave),
 // beyond when its tiles times the 128-token tiles are at most three quarters of the SMs; and
 // (bf16) 129-4096 tokens on at most 127 weight tiles with K >= 1792, up to 8 waves of 128x128
 // tiles (on HBM3e from 1024 tokens 2.5; few_weight_tiles_long_k).
@@ -79,9 +79,9 @@
 // A cluster of 2 along M pads an odd t to even, and the padded tile costs a whole one; worse,
 // its CTAs run ahead of the others, which breaks the L2 reuse of weight tiles: at 777x28672x8192
 // the 2x1 kernel read 3.2 GB from DRAM for a 0.94 GB weight (ncu), 1.24x the time of M = 1024.
-// Past one wave of the warp-mma kernel's singles its CTAs queue: against the swapped 128x32 kernel,
-// same run, it was 1.15x faster on one catalogue MLP, 0.89x on another and within 4.2 % on the rest
-// (docs/heuristics.md), so it runs only within that wave.
+// Past one wave of the warp-mma kernel's singles its CTAs queue: it took 0.95-1.27x the swapped
+// 128x32 kernel's time at 544-1888 blocks (tuning/issue9/decode-warp-mma/, the sweep), so it runs
+// only within that wave.
 // An element type compiled with fewer kernels (fp16) falls back to its swapped 128x64 kernel
 // (M <= 64) or its cooperative 128x256 1x2 kernel.
 #include <algorithm>

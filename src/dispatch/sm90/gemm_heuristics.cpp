@@ -70,7 +70,6 @@ constexpr Configuration kSwapped32StreamK = {Schedule::kCooperative, {128, 32, 1
 constexpr Configuration kDecode = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
 constexpr Configuration kDecodeTwoTokenTiles = {Schedule::kWarpMma, {16, 16, 64}, {1, 1}, true};
 
-
 // Where the pingpong kernel's overlap of epilogue and K loop paid in the sweeps. Below four waves
 // of its tiles it lost at 50 of 93 shapes; beyond K = 16384 (little epilogue per K loop to hide)
 // it won 3 % on geomean but lost up to 16 % (Llama-3 70B's down projection at 8169-8173 tokens),

@@ -1,5 +1,6 @@
 // The gated MLP for a few tokens (decode) on the warp-mma kernel (warp_mma_mainloop.cuh). Dispatch
-// runs it on weights whose blocks fit one wave of its CTAs (gated_mlp_heuristics.cpp).
+// runs it in bf16 at 1-8 tokens with K < 16384, off HBM3, on weights whose blocks fit one wave of
+// its CTAs (gated_mlp_heuristics.cpp, warp_mma_fits_one_wave); fp16 only when forced.
 //
 // A block of 16 packed rows is 8 gate rows, then their 8 up rows (packing/gate_up.hpp), so lane
 // (g, t) holds the gate (row g) and up (row g + 8) value of output column 8·block + g for tokens
