@@ -707,8 +707,8 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
 //   beyond (slower at 7); 12 fresh draws under 16384 0.92-1.00x, 0.967 -> 1.012.
 // - over the delegation: 0.64-0.99x at 8 draws with K < 16384, 0.93-1.05x at 4 beyond (slower at
 //   3); 12 fresh draws under 16384 1.000 -> 1.252 of cuBLASLt + act·mul (min 1.022).
-// The shares decode_splits gives were the warp-mma kernel's fastest at every delegated draw; split-K
-// shares of the 128x32 kernel took 0.93-1.59x its whole tiles' time (K < 8192).
+// The shares decode_splits gives were the warp-mma kernel's fastest at every delegated draw;
+// split-K shares of the 128x32 kernel took 0.93-1.59x its whole tiles' time (K < 8192).
 constexpr Configuration kWarpMma = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
 constexpr std::int64_t kWarpMmaMaxTokens = 8;
 constexpr std::int64_t kWarpMmaSinglesPerSm = 4;

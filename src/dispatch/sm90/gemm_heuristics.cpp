@@ -388,9 +388,9 @@ constexpr std::int64_t kBiasActDecodeLongNarrowRowsAboveK = 32768;   // on 512-1
 
 }  // namespace
 
-// K-loop shares of the warp-mma kernels at up to 8 tokens, by waves of their CTAs (warp_mma_mainloop.cuh:
-// the wide CTAs, two per SM, run every share count above 1; the singles, four per SM, one share
-// past two wide CTAs per SM):
+// K-loop shares of the warp-mma kernels at up to 8 tokens, by waves of their CTAs
+// (warp_mma_mainloop.cuh: the wide CTAs, two per SM, run every share count above 1; the singles,
+// four per SM, one share past two wide CTAs per SM):
 // - the most shares whose CTAs fit in one wave of wide CTAs: 2 up to 2 per SM, 4 or 8 up to 1.7
 //   per SM (256 CTAs in clusters of 4 lost to 128 in clusters of 2), each share at least one round
 //   of the wide CTA's 8 warps x 4 steps of 64 elements, two shares under 128 blocks half a round;
