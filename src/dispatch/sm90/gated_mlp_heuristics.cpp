@@ -432,12 +432,12 @@ constexpr double kPastOneWaveStreamKBelowWaveFill = 0.85;
 // stream-K twin in the share-tail mode (the last two waves' tiles share their K loops over the SMs;
 // choose() sets the mode). A decode call reads its weight at the speed of the SMs that stream it,
 // and a last wave of 66-110 of 132 SMs leaves the rest idle. H200, the 128x32 kernel forced whole,
-// stream-K and share-tail at 59 calls of 1-57 tokens (bench/results/tuning/issue9/decode-share-tail/):
-// at the 15 calls of
-// 199-462 tiles this takes, share-tail took 0.87-1.01x the time of whole tiles (1x12736x62080 0.870x,
-// 0.879 -> 1.007 of cuBLASLt + act·mul); with K of 576-5376 it took 0.99-1.08x (Llama-3 8B decode,
-// 224 tiles at K 4096, 1.07x), and at fills of 0.94-0.99 1.00-1.04x. On 26 fresh draws it changes,
-// 0.964x the time (0.83-1.03x), 0.982 -> 1.018. Not measured on HBM3.
+// stream-K and share-tail at 59 calls of 1-57 tokens (bench/results/tuning/issue9/
+// decode-share-tail/): at the 15 calls of 199-462 tiles this takes, share-tail took 0.87-1.01x the
+// time of whole tiles (1x12736x62080 0.870x, 0.879 -> 1.007 of cuBLASLt + act·mul); with K of
+// 576-5376 it took 0.99-1.08x (Llama-3 8B decode, 224 tiles at K 4096, 1.07x), and at fills of
+// 0.94-0.99 1.00-1.04x. On 26 fresh draws it changes, 0.964x the time (0.83-1.03x), 0.982 ->
+// 1.018. Not measured on HBM3.
 constexpr double kSharePastOneWaveBelowWaveFill = 0.92;
 
 constexpr std::int64_t kSharePastOneWaveMaxTokens = 64;  // measured up to 63
@@ -714,16 +714,23 @@ constexpr std::int64_t kWarpMmaMaxTokens = 8;
 constexpr std::int64_t kWarpMmaSinglesPerSm = 4;
 constexpr std::int64_t kWarpMmaMaxK = 16383;
 
+// Of `candidates`, the dense gated kernel of configuration `c` for the call's element types.
+const KernelKey* compiled_for(const GatedMlpArgs& args, const std::vector<KernelKey>& candidates,
+                              const Configuration& c) {
+  for (const KernelKey& k : candidates) {
+    if (k.op == Op::kGatedMlp && k.grouping == Grouping::kNone && k.a == args.x_dtype && k.b == args.w.dtype &&
+        k.d == args.out_dtype && has_configuration(k, c)) {
+      return &k;
+    }
+  }
+  return nullptr;
+}
+
 bool warp_mma_fits_one_wave(const GatedMlpArgs& args, const DeviceCaps& caps,
                             const std::vector<KernelKey>& candidates) {
-  if (has_hbm3(caps) || args.w.dtype != DType::kBF16 || args.M > kWarpMmaMaxTokens || args.w.K > kWarpMmaMaxK ||
-      ceil_div(2 * args.w.N, 16) > kWarpMmaSinglesPerSm * caps.sm_count) {
-    return false;
-  }
-  return std::any_of(candidates.begin(), candidates.end(), [&](const KernelKey& k) {
-    return k.op == Op::kGatedMlp && k.grouping == Grouping::kNone && k.a == args.x_dtype && k.b == args.w.dtype &&
-           k.d == args.out_dtype && has_configuration(k, kWarpMma);
-  });
+  return !has_hbm3(caps) && args.w.dtype == DType::kBF16 && args.M <= kWarpMmaMaxTokens && args.w.K <= kWarpMmaMaxK &&
+         ceil_div(2 * args.w.N, 16) <= kWarpMmaSinglesPerSm * caps.sm_count &&
+         compiled_for(args, candidates, kWarpMma) != nullptr;
 }
 
 }  // namespace
@@ -888,14 +895,13 @@ bool walk_along_the_tokens(const GatedMlpArgs& args) {
 
 Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
-  const auto compiled = [&](const Configuration& c) -> const KernelKey* {
-    for (const KernelKey& k : candidates) {
-      if (k.op == Op::kGatedMlp && k.grouping == Grouping::kNone && k.a == args.x_dtype && k.b == args.w.dtype && k.d == args.out_dtype && has_configuration(k, c)) {
-        return &k;
-      }
-    }
-    return nullptr;
-  };
+  const auto compiled = [&](const Configuration& c) { return compiled_for(args, candidates, c); };
+  // Decode on the warp-mma kernel before any tiling rule: nothing below applies to it.
+  if (warp_mma_fits_one_wave(args, caps, candidates)) {
+    *choice = {*compiled(kWarpMma)};
+    choice->splits = decode_splits(2 * args.w.N, args.w.K, caps.sm_count);
+    return Status::success();
+  }
   const Configuration by_shape = configuration_for(args, caps);
   const bool cooperative = cooperative_on_hbm3(by_shape, args, caps, kHbm3LongK);
   const bool swapped_tiles = !cooperative && swapped_tiles_on_hbm3(by_shape, args, caps);
@@ -903,11 +909,6 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   const Configuration ruled = cooperative || cooperative_mid_k ? kCooperative1x2
                               : swapped_tiles                  ? fewer_rows_of_160_or_224(args.M)
                                                                : by_shape;
-  if (warp_mma_fits_one_wave(args, caps, candidates)) {
-    *choice = {*compiled(kWarpMma)};
-    choice->splits = decode_splits(2 * args.w.N, args.w.K, caps.sm_count);
-    return Status::success();
-  }
   const Configuration chosen = pingpong160_pays(ruled, args, caps)   ? kSwappedPingpong160
                                : pingpong112_pays(ruled, args, caps) ? kSwappedPingpong112
                                                                      : ruled;
