@@ -3,13 +3,15 @@
 // [T, K] activation and its packed weight into one [E, 2N, K] stack; the grouped call's output rows
 // of each expert are checked by the one-rounding rule as that expert's own call would be. Empty
 // experts, all rows on one expert, T = 1, every grouped kernel forced, offsets out of range, CUDA-graph
-// capture with the routing changed between replays, and rejected calls.
+// capture with the routing changed between replays, a thread's first call captured (its launches
+// in turn, then on side streams), and rejected calls.
 #include <cstdint>
 #include <memory>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "epifuse/grouped_gated_mlp.hpp"
@@ -293,6 +295,41 @@ TEST_F(GroupedGatedBehavior, CudaGraphFollowsTheRoutingOnTheDevice) {
   EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
   EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
   EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+// A thread's first grouped call made under a Global-mode capture: the call creates no side
+// streams then (api/side_streams.hpp), so its launches run in turn inside the graph; the next
+// call of that thread, eager, runs them on its new side streams. Both outputs are checked.
+TEST_F(GroupedGatedBehavior, CapturedAsTheThreadsFirstCallAndThenEager) {
+  GroupedCase c{{0, 120, 8, 0, 33, 0, 0, 95, 140, 200}, 1000, 520, GatedActivation::kSwiGLU, true, ""};
+  GroupedProblem p(c, case_seed(c.name()));
+  std::thread([&p] {
+    cudaStream_t stream;
+    EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    const Status s = grouped_gated_mlp(p.args(), stream);
+    const cudaError_t captured = cudaStreamEndCapture(stream, &graph);
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
+    EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    p.poison();
+    EPIFUSE_CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+    EXPECT_TRUE(p.out().guard_intact());
+    const std::string in_graph = p.check();
+    EXPECT_TRUE(in_graph.empty()) << in_graph;
+    p.poison();
+    ASSERT_TRUE(grouped_gated_mlp(p.args(), stream).ok());
+    EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+    EXPECT_TRUE(p.out().guard_intact());
+    const std::string eager = p.check();
+    EXPECT_TRUE(eager.empty()) << eager;
+    EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
+    EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
+    EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
+  }).join();
 }
 
 TEST_F(GroupedGatedBehavior, RejectedCallsLeaveTheOutputUntouched) {
