@@ -1,7 +1,6 @@
 // What both grouped entry points (grouped_gemm, grouped_gated_mlp) do after validation: the
-// stream's device, the launches dispatch chooses (one per grouped kernel, each with its part of
-// the workspace), the workspace they need, and the launches: the setup kernel, then every launch at
-// once, each on its own stream.
+// stream's device, the launches dispatch chooses (one per grouped kernel, run in turn on the
+// stream and sharing the workspace), the workspace the largest needs, and the launches.
 #pragma once
 
 #include <algorithm>
@@ -13,8 +12,6 @@
 #include <cuda_runtime_api.h>
 
 #include "api/call.hpp"
-#include "api/side_streams.hpp"
-#include "epifuse/detail/grouped_set_up.hpp"
 
 namespace epifuse::detail {
 
@@ -28,7 +25,6 @@ template <class Args>
 struct GroupedPart {
   const Launcher<Args>* launcher = nullptr;
   LaunchPlan plan;
-  bool sets_up = false;  // a CUTLASS grouped kernel's launch, which reads what the setup kernel writes
 };
 
 // For args with T > 0 on the device of `caps`: the launches and the workspace the largest needs
@@ -45,7 +41,7 @@ Status plan_grouped_on(const char* op, const Args& args, const DeviceCaps& caps,
     if (launcher == nullptr) {
       return Status::internal(std::string(op) + ": dispatch chose '" + name(launch.choice.key) + "', which has no launcher");
     }
-    parts->push_back({launcher, launch_plan(launch, caps), launch.choice.key.schedule != Schedule::kWarpMma});
+    parts->push_back({launcher, launch_plan(launch, caps)});
     *bytes = std::max(*bytes, launcher->workspace_bytes(args, parts->back().plan));
   }
   return Status::success();
@@ -72,25 +68,13 @@ Status grouped_workspace_bytes(const char* op, const Args& args, cudaStream_t st
   return Status::success();
 }
 
-// Enqueues the setup kernel, then the planned launches, each after it and on its own stream (the
-// first on the caller's): they run at once where the SMs allow (side_streams.hpp). Without side
-// streams (a capture begun before this thread's first grouped call) they run in turn.
+// Enqueues the planned launches in turn.
 template <class Args>
 Status run_grouped(const std::vector<GroupedPart<Args>>& parts, const Args& args, cudaStream_t stream) {
-  if (parts.empty()) return Status::internal("a grouped call planned no launch");
-  if (parts.front().sets_up) {
-    LaunchPlan set_up = parts.front().plan;
-    set_up.group_tier = kGroupedSetUpOnly;
-    if (Status s = parts.front().launcher->run(args, set_up, stream); !s.ok()) return s;
+  for (const GroupedPart<Args>& part : parts) {
+    if (Status s = part.launcher->run(args, part.plan, stream); !s.ok()) return s;
   }
-  SideStreams sides;
-  Status status = fork_side_streams(stream, static_cast<int>(parts.size()) - 1, &sides);
-  for (std::size_t i = 0; i < parts.size() && status.ok(); ++i) {
-    const cudaStream_t on = i > 0 && sides.count > 0 ? sides.streams[i - 1] : stream;
-    status = parts[i].launcher->run(args, parts[i].plan, on);
-  }
-  const Status joined = join_side_streams(stream, sides);
-  return status.ok() ? joined : status;
+  return Status::success();
 }
 
 template <class Args>

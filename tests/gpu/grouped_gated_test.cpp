@@ -3,8 +3,8 @@
 // [T, K] activation and its packed weight into one [E, 2N, K] stack; the grouped call's output rows
 // of each expert are checked by the one-rounding rule as that expert's own call would be. Empty
 // experts, all rows on one expert, T = 1, every grouped kernel forced, offsets out of range, CUDA-graph
-// capture with the routing changed between replays, a thread's first call captured (its launches
-// in turn, then on side streams), and rejected calls.
+// capture with the routing changed between replays, a thread's first call captured in Global
+// mode, and rejected calls.
 #include <cstdint>
 #include <memory>
 #include <numeric>
@@ -297,9 +297,8 @@ TEST_F(GroupedGatedBehavior, CudaGraphFollowsTheRoutingOnTheDevice) {
   EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
-// A thread's first grouped call made under a Global-mode capture: the call creates no side
-// streams then (api/side_streams.hpp), so its launches run in turn inside the graph; the next
-// call of that thread, eager, runs them on its new side streams. Both outputs are checked.
+// A host thread's first grouped call, made under a Global-mode capture (the setup kernel and every
+// launch a tier gets, experts of 8-200 rows), replayed and checked; then the same call eager.
 TEST_F(GroupedGatedBehavior, CapturedAsTheThreadsFirstCallAndThenEager) {
   GroupedCase c{{0, 120, 8, 0, 33, 0, 0, 95, 140, 200}, 1000, 520, GatedActivation::kSwiGLU, true, ""};
   GroupedProblem p(c, case_seed(c.name()));

@@ -79,18 +79,16 @@ struct GroupedGatedMlpKernel {
 
   static Status run(const GroupedGatedMlpArgs& args, const detail::LaunchPlan& plan, cudaStream_t stream) {
     const GatedMlpArgs& g = args.gated;
-    const Workspace workspace(args.experts, plan.group_tiers.count, plan.sm_count, g.workspace);
-    if (plan.group_tier == detail::kGroupedSetUpOnly) {
-      return set_up_grouped(workspace, args.expert_offsets, args.experts, g.M, static_cast<int>(2 * g.w.N),
-                            static_cast<int>(g.w.K), static_cast<const Element*>(g.x), g.ldx,
-                            static_cast<const Element*>(g.w.weight), args.weight_stride, g.w.K,
-                            static_cast<void*>(nullptr), 0, plan, stream);
-    }
-    return launch_grouped<Assembly>(workspace, arguments(args, workspace, plan), plan, stream);
+    const Workspace workspace(args.experts, plan.group_tiers.count, g.workspace);
+    return launch_grouped<Assembly>(workspace, arguments(args, workspace, plan), args.expert_offsets, args.experts,
+                                    g.M, static_cast<int>(2 * g.w.N), static_cast<int>(g.w.K),
+                                    static_cast<const Element*>(g.x), g.ldx, static_cast<const Element*>(g.w.weight),
+                                    args.weight_stride, g.w.K, static_cast<void*>(nullptr), 0, plan, stream);
   }
 
   static std::size_t workspace_bytes(const GroupedGatedMlpArgs& args, const detail::LaunchPlan& plan) {
-    return Workspace(args.experts, plan.group_tiers.count, plan.sm_count, nullptr).bytes();
+    const Workspace workspace(args.experts, plan.group_tiers.count, nullptr);
+    return workspace.bytes(Kernel::get_workspace_size(arguments(args, workspace, plan)));
   }
 };
 

@@ -54,18 +54,16 @@ struct GroupedGemmKernel {
 
   static Status run(const GroupedGemmArgs& args, const detail::LaunchPlan& plan, cudaStream_t stream) {
     const GemmArgs& g = args.gemm;
-    const Workspace workspace(args.experts, plan.group_tiers.count, plan.sm_count, g.workspace);
-    if (plan.group_tier == detail::kGroupedSetUpOnly) {
-      return set_up_grouped(workspace, args.expert_offsets, args.experts, g.M, static_cast<int>(g.N),
-                            static_cast<int>(g.K), static_cast<const ElementAB*>(g.A), g.lda,
-                            static_cast<const ElementAB*>(g.B), args.weight_stride, g.ldb, static_cast<ElementD*>(g.D),
-                            g.ldd, plan, stream);
-    }
-    return launch_grouped<Assembly>(workspace, arguments(args, workspace, plan), plan, stream);
+    const Workspace workspace(args.experts, plan.group_tiers.count, g.workspace);
+    return launch_grouped<Assembly>(workspace, arguments(args, workspace, plan), args.expert_offsets, args.experts,
+                                    g.M, static_cast<int>(g.N), static_cast<int>(g.K),
+                                    static_cast<const ElementAB*>(g.A), g.lda, static_cast<const ElementAB*>(g.B),
+                                    args.weight_stride, g.ldb, static_cast<ElementD*>(g.D), g.ldd, plan, stream);
   }
 
   static std::size_t workspace_bytes(const GroupedGemmArgs& args, const detail::LaunchPlan& plan) {
-    return Workspace(args.experts, plan.group_tiers.count, plan.sm_count, nullptr).bytes();
+    const Workspace workspace(args.experts, plan.group_tiers.count, nullptr);
+    return workspace.bytes(Kernel::get_workspace_size(arguments(args, workspace, plan)));
   }
 };
 

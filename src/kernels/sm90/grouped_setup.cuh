@@ -13,7 +13,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "epifuse/detail/grouped_set_up.hpp"
 #include "epifuse/detail/launch_plan.hpp"
 #include "epifuse/detail/sm90_assembly.cuh"
 #include "epifuse/detail/sm90_launch.cuh"
@@ -21,31 +20,26 @@
 namespace epifuse::kernels::sm90 {
 
 // The workspace of a grouped call over E experts and L launches: each expert's first row,
-// each launch's expert count, each launch's group arrays (every array 256-byte aligned), then one
-// part per launch for its CUTLASS kernel, whose per-SM TMA descriptors need 64-byte alignment: the
-// parts start at the first 128-byte boundary past the arrays (the caller's workspace is only
-// 16-byte aligned). The launches may run at once on their own streams (api/grouped_call.hpp), so
-// none shares another's part; the setup kernel writes every launch's arrays before any launch.
+// each launch's expert count, each launch's group arrays (every array 256-byte aligned), then the
+// kernels' own part, whose per-SM TMA descriptors need 64-byte alignment: it starts at the first
+// 128-byte boundary past the arrays (the caller's workspace is only 16-byte aligned). The
+// launches run in turn on one stream and share that part; each has its own arrays, which the
+// setup kernel writes before the first launch.
 template <class Element, class ElementD>
 struct GroupedWorkspace {
   static constexpr std::size_t kKernelAlignment = 128;
-  // Room for one launch's kernel part, per SM: CUTLASS's pointer-array kernels keep four TMA
-  // descriptors of 128 bytes per SM (A, B, C and D); launch_grouped refuses a kernel needing more.
-  static constexpr std::size_t kKernelBytesPerSm = 1024;
   static constexpr bool kHasD = !cute::is_void_v<ElementD>;
   template <bool kSwapAB>
   using Arrays = detail::sm90::GroupArrays<Element, ElementD, kSwapAB>;
 
   // Offsets from the workspace's start; shapes ... stride_d within one launch's arrays.
-  std::size_t first_rows = 0, experts_here = 0, launch_arrays = 0, launch_bytes = 0, kernel = 0, kernel_part = 0;
+  std::size_t first_rows = 0, experts_here = 0, launch_arrays = 0, launch_bytes = 0, kernel = 0;
   std::size_t shapes = 0, a = 0, stride_a = 0, b = 0, stride_b = 0, d = 0, stride_d = 0;
-  int launches = 0;
   void* base = nullptr;  // null for a workspace-size query
 
   CUTLASS_HOST_DEVICE static std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-  CUTLASS_HOST_DEVICE GroupedWorkspace(std::int64_t experts, int launch_count, int sm_count, void* workspace)
-      : launches(launch_count), base(workspace) {
+  CUTLASS_HOST_DEVICE GroupedWorkspace(std::int64_t experts, int launches, void* workspace) : base(workspace) {
     static_assert(sizeof(typename Arrays<true>::StrideD) == sizeof(typename Arrays<false>::StrideD),
                   "swapped and unswapped launches' arrays take the same room");
     const auto e = static_cast<std::size_t>(experts);
@@ -59,7 +53,6 @@ struct GroupedWorkspace {
     stride_d = d + (kHasD ? aligned(e * sizeof(void*)) : 0);
     launch_bytes = stride_d + (kHasD ? aligned(e * sizeof(typename Arrays<false>::StrideD)) : 0);
     kernel = launch_arrays + static_cast<std::size_t>(launches) * launch_bytes;
-    kernel_part = static_cast<std::size_t>(sm_count > 0 ? sm_count : 1) * kKernelBytesPerSm;
   }
 
   template <class T>
@@ -78,14 +71,12 @@ struct GroupedWorkspace {
   }
   CUTLASS_HOST_DEVICE std::int32_t* group_first_rows() const { return at<std::int32_t>(first_rows); }
   CUTLASS_HOST_DEVICE std::int32_t* launch_experts(int tier) const { return at<std::int32_t>(experts_here) + tier; }
-  // The kernel part of the launch of tier `tier`.
-  void* kernel_workspace(int tier) const {
+  void* kernel_workspace() const {
     const auto start = reinterpret_cast<std::uintptr_t>(at<char>(kernel));
-    const std::uintptr_t first = (start + kKernelAlignment - 1) / kKernelAlignment * kKernelAlignment;
-    return reinterpret_cast<void*>(first + static_cast<std::size_t>(tier) * kernel_part);
+    return reinterpret_cast<void*>((start + kKernelAlignment - 1) / kKernelAlignment * kKernelAlignment);
   }
-  // Every launch's kernel part is as large, whatever its kernel: the launches' sizes agree.
-  std::size_t bytes() const { return kernel + kKernelAlignment + static_cast<std::size_t>(launches) * kernel_part; }
+  // The kernel's part depends on the SM count and the experts, not on where the arrays lie.
+  std::size_t bytes(std::size_t kernel_bytes) const { return kernel + kKernelAlignment + kernel_bytes; }
 };
 
 constexpr int kSetUpThreads = 256;
@@ -207,38 +198,31 @@ struct UnlessIdleEntry {
   }
 };
 
-// The call's setup kernel, on `stream`, before any of its launches (api/grouped_call.hpp).
-template <class Element, class ElementD>
-Status set_up_grouped(const GroupedWorkspace<Element, ElementD>& workspace, const std::int32_t* offsets,
+// Launches the grouped kernel of `plan.group_tier` on `stream`, after the setup kernel when this
+// is the call's first launch (tier 0); the kernel returns at once when it got no expert.
+template <class Assembly, class Element, class ElementD>
+Status launch_grouped(const GroupedWorkspace<Element, ElementD>& workspace,
+                      const typename Assembly::Kernel::Arguments& arguments, const std::int32_t* offsets,
                       std::int64_t experts, std::int64_t tokens, int weight_rows, int K, const Element* x,
                       std::int64_t ldx, const Element* w, std::int64_t weight_stride, std::int64_t ldw, ElementD* out,
                       std::int64_t ldo, const detail::LaunchPlan& plan, cudaStream_t stream) {
-  set_up_groups<Element, ElementD><<<1, kSetUpThreads, 0, stream>>>(workspace, offsets, static_cast<int>(experts),
-                                                                    tokens, plan.group_tiers, plan.sm_count,
-                                                                    weight_rows, K, x, ldx, w, weight_stride, ldw, out,
-                                                                    ldo);
-  if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) {
-    return detail::sm90::cuda_failure("launching the grouped setup kernel", err);
-  }
-  return Status::success();
-}
-
-// Launches the grouped kernel of `plan.group_tier` on `stream`, after the call's setup kernel
-// (set_up_grouped); the kernel returns at once when it got no expert.
-template <class Assembly, class Element, class ElementD>
-Status launch_grouped(const GroupedWorkspace<Element, ElementD>& workspace,
-                      const typename Assembly::Kernel::Arguments& arguments, const detail::LaunchPlan& plan,
-                      cudaStream_t stream) {
   const detail::GroupTiers& tiers = plan.group_tiers;
   if (plan.group_tier < 0 || plan.group_tier >= tiers.count ||
       tiers.swap_ab[plan.group_tier] != Assembly::GroupArrays::kSwapped) {
     return Status::internal("a grouped launch's plan does not match its kernel's tier");
   }
-  if (Assembly::Kernel::get_workspace_size(arguments) > workspace.kernel_part) {
-    return Status::internal("a grouped kernel needs more workspace than its launch's part holds");
-  }
+  auto set_up = [&](cudaStream_t s) {
+    if (plan.group_tier != 0) return Status::success();
+    set_up_groups<Element, ElementD><<<1, kSetUpThreads, 0, s>>>(workspace, offsets, static_cast<int>(experts), tokens,
+                                                                 tiers, plan.sm_count, weight_rows, K, x, ldx, w,
+                                                                 weight_stride, ldw, out, ldo);
+    if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) {
+      return detail::sm90::cuda_failure("launching the grouped setup kernel", err);
+    }
+    return Status::success();
+  };
   return detail::sm90::launch<typename Assembly::Kernel, detail::sm90::NoTreeDescriptors>(
-      arguments, workspace.kernel_workspace(plan.group_tier), plan.device, stream, detail::sm90::NoPrologue{},
+      arguments, workspace.kernel_workspace(), plan.device, stream, set_up,
       UnlessIdleEntry{workspace.launch_experts(plan.group_tier)});
 }
 
