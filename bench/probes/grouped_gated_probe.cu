@@ -11,13 +11,16 @@
 // per shape and implementation: median µs, the touched experts' weight bytes over that time, and
 // that rate as a share of the measured read bandwidth. --down times the layer's grouped down GEMM
 // ([rows, N] activations by each expert's [K, N] weight) the same way instead, without the loop.
-//   epifuse-grouped-probe [--tokens T,T,...] [--rows-first] [--constant] [--down] [--synced] [model ...]
+//   epifuse-grouped-probe [--tokens T,T,...] [--rows-first] [--constant] [--down] [--synced]
+//                         [--swizzles S,S] [model ...]
 //   models: deepseek-v3 qwen2-57b mixtral qwen3-30b-a3b olmoe-1b-7b gpt-oss-20b mixtral-8x22b dbrx
 //   llama4-scout (default: all);
 //   tokens default 1,8,64,256,1024,4096;
 //   --rows-first forces each kernel only under the raster order dispatch gives it;
 //   --constant fills x and the weights with one value, as this probe did before (to compare);
-//   --synced times each call alone after the GPU drains, as this probe did before (to compare).
+//   --synced times each call alone after the GPU drains, as this probe did before (to compare);
+//   --swizzles S,S also forces each gate/up kernel at its rows-first order with these tile
+//   swizzles of the persistent scheduler (2, 4 or 8).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -263,6 +266,7 @@ void time_down(const Model& m, Routing routing, int T, int rows, int touched, vo
 int main(int argc, char** argv) {
   std::vector<std::string> wanted;
   std::vector<int> token_counts(std::begin(kDefaultTokens), std::end(kDefaultTokens));
+  std::vector<int> swizzles;
   bool only_rows_first = false, constant = false, down = false, synced = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -276,6 +280,8 @@ int main(int argc, char** argv) {
       down = true;
     } else if (arg == "--synced") {
       synced = true;
+    } else if (arg == "--swizzles" && i + 1 < argc) {
+      swizzles = parse_tokens(argv[++i]);
     } else {
       wanted.push_back(arg);
     }
@@ -357,6 +363,15 @@ int main(int argc, char** argv) {
           forced.gated.kernel = epifuse::KernelChoice{k, raster};
           std::string name = std::string("forced ") + (k.swap_ab ? "swapped " : "unswapped ") + tile;
           if (raster != epifuse::RasterOrder::kHeuristic) name += std::string(" ") + epifuse::to_string(raster);
+          impls.push_back({name, [forced] {
+                             if (!epifuse::grouped_gated_mlp(forced, nullptr).ok()) std::exit(2);
+                           }});
+        }
+        for (int swizzle : swizzles) {
+          epifuse::GroupedGatedMlpArgs forced = args;
+          forced.gated.kernel = epifuse::KernelChoice{k, rows_first(k), swizzle};
+          const std::string name = std::string("forced ") + (k.swap_ab ? "swapped " : "unswapped ") + tile + " " +
+                                   epifuse::to_string(rows_first(k)) + " swizzle " + std::to_string(swizzle);
           impls.push_back({name, [forced] {
                              if (!epifuse::grouped_gated_mlp(forced, nullptr).ok()) std::exit(2);
                            }});
