@@ -12,7 +12,7 @@
 // that rate as a share of the measured read bandwidth. --down times the layer's grouped down GEMM
 // ([rows, N] activations by each expert's [K, N] weight) the same way instead, without the loop.
 //   epifuse-grouped-probe [--tokens T,T,...] [--rows-first] [--constant] [--down] [--synced]
-//                         [--swizzles S,S] [model ...]
+//                         [--swizzles S,S] [--routing R] [--forced TILE] [model ...]
 //   models: deepseek-v3 qwen2-57b mixtral qwen3-30b-a3b olmoe-1b-7b gpt-oss-20b mixtral-8x22b dbrx
 //   llama4-scout (default: all);
 //   tokens default 1,8,64,256,1024,4096;
@@ -20,7 +20,8 @@
 //   --constant fills x and the weights with one value, as this probe did before (to compare);
 //   --synced times each call alone after the GPU drains, as this probe did before (to compare);
 //   --swizzles S,S also forces each gate/up kernel at its rows-first order with these tile
-//   swizzles of the persistent scheduler (2, 4 or 8).
+//   swizzles of the persistent scheduler (2, 4 or 8); --routing R times one routing only;
+//   --forced TEXT forces only the gate/up kernels whose tile (as printed, e.g. 128x256) it names.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -267,6 +268,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> wanted;
   std::vector<int> token_counts(std::begin(kDefaultTokens), std::end(kDefaultTokens));
   std::vector<int> swizzles;
+  std::string only_routing, only_tile;
   bool only_rows_first = false, constant = false, down = false, synced = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -282,6 +284,10 @@ int main(int argc, char** argv) {
       synced = true;
     } else if (arg == "--swizzles" && i + 1 < argc) {
       swizzles = parse_tokens(argv[++i]);
+    } else if (arg == "--routing" && i + 1 < argc) {
+      only_routing = argv[++i];
+    } else if (arg == "--forced" && i + 1 < argc) {
+      only_tile = argv[++i];
     } else {
       wanted.push_back(arg);
     }
@@ -308,6 +314,7 @@ int main(int argc, char** argv) {
     check(cudaMalloc(&ws, ws_bytes), "workspace");
     std::uint64_t seed = 1234;
     for (Routing routing : kRoutings) {
+    if (!only_routing.empty() && only_routing != to_string(routing)) continue;
     for (int T : token_counts) {
       const std::vector<std::int64_t> counts = epifuse::bench::expert_rows(routing, m.experts, m.topk, T, seed++);
       std::vector<std::int32_t> host_offsets(m.experts + 1, 0);
@@ -357,6 +364,7 @@ int main(int argc, char** argv) {
         if (k.grouping != epifuse::Grouping::kGrouped) continue;
         const std::string tile = std::to_string(k.tile.m) + "x" + std::to_string(k.tile.n) + " c" +
                                  std::to_string(k.cluster.m) + "x" + std::to_string(k.cluster.n);
+        if (!only_tile.empty() && tile.rfind(only_tile + " ", 0) != 0) continue;
         for (epifuse::RasterOrder raster : kRasters) {
           if (only_rows_first && raster != rows_first(k)) continue;
           epifuse::GroupedGatedMlpArgs forced = args;
