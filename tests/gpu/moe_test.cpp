@@ -197,6 +197,11 @@ std::vector<GroupedGemmCase> grouped_gemm_cases() {
   out.push_back({ragged, 520, 1000, ""});
   out.push_back({{5, 9, 0, 17, 2, 1, 33, 8, 4, 0, 11, 7, 3, 6, 2, 1}, 7168, 256, ""});  // a down projection
   out.push_back({{0, 700, 0}, 4096, 1024, ""});                                        // one hot expert
+  // Where the launch model runs every expert in one launch (GroupTiers::one_launch_tier): two
+  // experts of 256 rows on the 128x160 kernel, not two tiles each on the unswapped one; and 57-77
+  // rows, the few-rows experts with the others, on that kernel too.
+  out.push_back({{256, 0, 256}, 512, 4096, ""});
+  out.push_back({{77, 59, 63, 57, 59, 67, 64, 66}, 512, 4096, ""});
   out.push_back({ragged, 520, 1000, "", 64});  // a bound of 64 that experts of 129 and 200 rows break
   // The warp-mma kernel (a bound of 2 rows per expert on small weights): a bound that holds, one
   // that 3-200 rows break, and 300 experts (past the 256 whose offsets its lookup loads at once).

@@ -258,5 +258,75 @@ TEST(GroupedHeuristics, TwoRowsOnSmallOrFewTileExpertsRunOnTheWarpMmaKernel) {
   EXPECT_EQ(schedule_of(down), Schedule::kWarpMma);
 }
 
+// Each launch's load as the setup kernel sums it (grouped_setup.cuh): under the rule, where a wide
+// tier whose tiles would not fill the SMs once gives its experts to the unswapped tier, and with
+// every expert on each tier.
+struct Loads {
+  detail::TierLoad by_rule[detail::GroupTiers::kMax] = {}, all_on[detail::GroupTiers::kMax] = {};
+};
+Loads loads_of(const detail::GroupTiers& tiers, const std::vector<int>& rows, std::int64_t weight_rows, int sm_count) {
+  std::int64_t rule_tiles[detail::GroupTiers::kMax] = {};
+  for (int r : rows) {
+    if (r > 0) rule_tiles[tiers.tier_of(r)] += tiers.token_tiles(tiers.tier_of(r), r);
+  }
+  Loads loads;
+  const int first_padded = tiers.few_rows_max > 0 ? 1 : 0;
+  for (int r : rows) {
+    if (r == 0) continue;
+    int t = tiers.tier_of(r);
+    if (t > first_padded && rule_tiles[t] * ((weight_rows + 127) / 128) < sm_count) t = first_padded;
+    loads.by_rule[t].token_tiles += tiers.token_tiles(t, r);
+    loads.by_rule[t].experts += 1;
+    loads.by_rule[t].rows += r;
+    for (int u = 0; u < tiers.count; ++u) {
+      loads.all_on[u].token_tiles += tiers.token_tiles(u, r);
+      loads.all_on[u].experts += 1;
+      loads.all_on[u].rows += r;
+    }
+  }
+  return loads;
+}
+
+// The grouped GEMM's setup kernel runs every expert on one launch where the launch model times it
+// at least 8 % below the rule's launches (the down projection's long K makes each launch's last
+// wave dear); the gated MLP keeps its rule. Rows per expert from epifuse-grouped-probe's routings
+// (bench/results/moe/down-launch-model/), with the kernel the probe timed fastest there.
+TEST(GroupedHeuristics, TheGroupedGemmTakesOneLaunchWhereTheModelTimesItFaster) {
+  std::vector<detail::GroupedLaunch> launches;
+  ASSERT_TRUE(detail::select(valid_args(), h200(), detail::kernel_table(), &launches).ok());
+  EXPECT_FALSE(launches[0].tiers.model.on) << "the gated MLP";
+
+  // Mixtral-8x7B's down projection: 8 experts of 4096 x 14336, moe_mlp's bound of T rows.
+  GroupedGemmArgs down;
+  down.gemm.M = 2048;
+  down.gemm.N = 4096;
+  down.gemm.K = 14336;
+  down.experts = 8;
+  down.max_expert_rows = 1024;
+  ASSERT_TRUE(detail::select(down, h200(), detail::kernel_table(), &launches).ok());
+  const detail::GroupTiers& tiers = launches[0].tiers;
+  ASSERT_EQ(tiers.count, 4);
+  EXPECT_TRUE(tiers.model.on);
+  auto one_launch = [&](const std::vector<int>& rows) {
+    const Loads l = loads_of(tiers, rows, down.gemm.N, 132);
+    return tiers.one_launch_tier(l.by_rule, l.all_on, down.gemm.N, down.gemm.K, 2, 132);
+  };
+  constexpr int kUnswapped = 1, kWide160 = 2, kWide208 = 3;
+  EXPECT_EQ(tiers.tile_rows[kWide160], 160);
+  EXPECT_EQ(tiers.tile_rows[kWide208], 208);
+  // Two hot experts of 256 rows: the rule's two unswapped tiles per expert fill half the SMs
+  // (190.6 µs dispatched, 123.1 on the 128x160 kernel alone).
+  EXPECT_EQ(one_launch({256, 256, 0, 0, 0, 0, 0, 0}), kWide160);
+  // Zipf 1024 (618.1 µs, 490.9 on the 128x160 kernel) and 4096 (1786.3, 1520.0 on it).
+  EXPECT_EQ(one_launch({717, 428, 262, 171, 145, 134, 97, 94}), kWide160);
+  EXPECT_EQ(one_launch({1056, 1064, 1019, 959, 1024, 1015, 1015, 1040}), kWide160);
+  // About 64 rows each (332.0 µs, 252.6 unswapped).
+  EXPECT_EQ(one_launch({77, 59, 63, 57, 59, 67, 64, 66}), kUnswapped);
+  // Uniform 1024, where the rule's split was the fastest (423.7 µs; 461.5 on the 128x160 kernel).
+  EXPECT_EQ(one_launch({273, 263, 245, 283, 236, 243, 267, 238}), -1);
+  // The rule's one launch already: nothing to save.
+  EXPECT_EQ(one_launch({1024, 1024, 0, 0, 0, 0, 0, 0}), -1);
+}
+
 }  // namespace
 }  // namespace epifuse

@@ -92,7 +92,6 @@
 namespace epifuse::detail::sm90 {
 namespace {
 
-constexpr Configuration kSwapped32 = {Schedule::kCooperative, {128, 32, 128}, {1, 1}, true};
 constexpr Configuration kSwapped32StreamK = {Schedule::kCooperative, {128, 32, 128}, {1, 1}, true,
                                              Decomposition::kStreamK};
 constexpr Configuration kSwapped128StreamK = {Schedule::kCooperative, {128, 128, 64}, {1, 1}, true,
@@ -709,7 +708,6 @@ Configuration configuration_for(const GatedMlpArgs& args, const DeviceCaps& caps
 //   3); 12 fresh draws under 16384 1.000 -> 1.252 of cuBLASLt + act·mul (min 1.022).
 // The shares decode_splits gives were the warp-mma kernel's fastest at every delegated draw;
 // split-K shares of the 128x32 kernel took 0.93-1.59x its whole tiles' time (K < 8192).
-constexpr Configuration kWarpMma = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
 constexpr std::int64_t kWarpMmaMaxTokens = 8;
 constexpr std::int64_t kWarpMmaSinglesPerSm = 4;
 constexpr std::int64_t kWarpMmaMaxK = 16383;
@@ -726,17 +724,18 @@ const KernelKey* compiled_for(const GatedMlpArgs& args, const std::vector<Kernel
   return nullptr;
 }
 
-bool warp_mma_fits_one_wave(const GatedMlpArgs& args, const DeviceCaps& caps,
-                            const std::vector<KernelKey>& candidates) {
-  return !has_hbm3(caps) && args.w.dtype == DType::kBF16 && args.M <= kWarpMmaMaxTokens && args.w.K <= kWarpMmaMaxK &&
-         ceil_div(2 * args.w.N, 16) <= kWarpMmaSinglesPerSm * caps.sm_count &&
-         compiled_for(args, candidates, kWarpMma) != nullptr;
+// The compiled warp-mma kernel where its rule holds, else null.
+const KernelKey* warp_mma_fits_one_wave(const GatedMlpArgs& args, const DeviceCaps& caps,
+                                        const std::vector<KernelKey>& candidates) {
+  const bool fits = !has_hbm3(caps) && args.w.dtype == DType::kBF16 && args.M <= kWarpMmaMaxTokens &&
+                    args.w.K <= kWarpMmaMaxK && ceil_div(2 * args.w.N, 16) <= kWarpMmaSinglesPerSm * caps.sm_count;
+  return fits ? compiled_for(args, candidates, kWarpMmaSingles) : nullptr;
 }
 
 }  // namespace
 
 bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates) {
-  return !args.kernel && in_delegation_region(args, caps) && !warp_mma_fits_one_wave(args, caps, candidates);
+  return !args.kernel && in_delegation_region(args, caps) && warp_mma_fits_one_wave(args, caps, candidates) == nullptr;
 }
 
 // The HBM3 rules below replace only this pick of the rules above.
@@ -897,8 +896,8 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
               KernelChoice* choice) {
   const auto compiled = [&](const Configuration& c) { return compiled_for(args, candidates, c); };
   // Decode on the warp-mma kernel before any tiling rule: nothing below applies to it.
-  if (warp_mma_fits_one_wave(args, caps, candidates)) {
-    *choice = {*compiled(kWarpMma)};
+  if (const KernelKey* warp_mma = warp_mma_fits_one_wave(args, caps, candidates)) {
+    *choice = {*warp_mma};
     choice->splits = decode_splits(2 * args.w.N, args.w.K, caps.sm_count);
     return Status::success();
   }

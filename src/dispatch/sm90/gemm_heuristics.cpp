@@ -64,10 +64,8 @@ constexpr Configuration kStreamK = {Schedule::kCooperative, {128, 128, 64}, {1, 
 constexpr Configuration kMidTokens = {Schedule::kCooperative, {128, 256, 64}, {1, 2}, false};
 constexpr Configuration kManyTokens = {Schedule::kCooperative, {128, 256, 64}, {2, 1}, false};
 constexpr Configuration kEpilogueOverlap = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, false};
-constexpr Configuration kSwapped32 = {Schedule::kCooperative, {128, 32, 128}, {1, 1}, true};
 constexpr Configuration kSwapped32StreamK = {Schedule::kCooperative, {128, 32, 128}, {1, 1}, true,
                                              Decomposition::kStreamK};
-constexpr Configuration kDecode = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
 constexpr Configuration kDecodeTwoTokenTiles = {Schedule::kWarpMma, {16, 16, 64}, {1, 1}, true};
 
 // Where the pingpong kernel's overlap of epilogue and K loop paid in the sweeps. Below four waves
@@ -133,7 +131,7 @@ constexpr std::int64_t kDecodeShortRowsK = 1536;
 std::optional<KernelKey> decode_key(const GemmArgs& args, const std::vector<KernelKey>& candidates, int sm_count) {
   if (args.M > 8 || required_coverage(args.epilogue) > EpilogueCoverage::kBiasActivation) return std::nullopt;
   if (args.K < kDecodeShortRowsK && ceil_div(args.N, 16) > 4 * static_cast<std::int64_t>(sm_count)) return std::nullopt;
-  return narrowest(args, candidates, kDecode);
+  return narrowest(args, candidates, kWarpMmaSingles);
 }
 
 // At 9-16 tokens the warp-mma kernel of two token tiles, on weights of up to 64 MiB whose blocks

@@ -146,6 +146,43 @@ constexpr float kPairedMinLastFill = 0.85f;
 // 1.07x against 1.00x. The paired kernel joins only where no expert's x can exceed 128 MiB.
 constexpr std::int64_t kPairedMaxExpertActivationBytes = std::int64_t{128} << 20;
 
+// The launch model of the grouped GEMM (GroupTiers::one_launch_tier): each tier's launch runs its
+// tiles in whole waves, and the layer's down projection has long K (Mixtral-8x7B: 14336), so a
+// launch's short last wave costs nearly as much as a full one; the rule's split of the experts
+// over up to four launches then pays for up to four such waves. H200, the down GEMM of three
+// models at 256-4096 tokens under three routings, dispatched and each kernel forced over every
+// expert (bench/results/moe/down-launch-model/): the rule's launches took up to 1.55x the best
+// single kernel's time (Mixtral, two experts of 256 rows: 190.6 µs against 123.1 on the 128x160
+// kernel; Mixtral Zipf 1024: 618.1 against 490.9; Qwen2-57B-A14B Zipf 1024: 512.6 against 450.7).
+// The constants are fitted to those 27 calls' 135 times (rms error of the model 8.5 %): a wide
+// tile's multiply-adds at 2.67 million per µs per SM plus 3 µs a tile, the 128x32 tile's at 1.0
+// million, 3.9 MB per µs of weights, x and out, 10 µs per launch; one launch must be modeled 8 %
+// faster than the rule's. Not on HBM3 (an H100), where it is not measured. Not on the gated MLP:
+// on e132efe's gate/up probe, which had the same four tiers, it would have left the rule at 8 of
+// 108 calls for 0.975-1.059x the time (gate_up_check.py there).
+constexpr float kWideTileMacsPerUs = 2.67e6f;
+constexpr float kFewRowsTileMacsPerUs = 1.0e6f;
+constexpr float kWideTileUs = 3.0f;
+constexpr float kModelBytesPerUs = 3.9e6f;
+constexpr float kModelLaunchUs = 10.0f;
+constexpr float kOneLaunchMinSaving = 0.08f;
+
+LaunchModel launch_model(const std::vector<const KernelKey*>& kernels, const GroupTiers& tiers) {
+  LaunchModel model;
+  model.on = true;
+  for (std::size_t t = 0; t < kernels.size(); ++t) {
+    const KernelKey& k = *kernels[t];
+    const bool few_rows = tiers.few_rows_max > 0 && t == 0;
+    model.weight_tile_rows[t] = k.swap_ab ? k.tile.m : k.tile.n;
+    model.macs_per_us[t] = few_rows ? kFewRowsTileMacsPerUs : kWideTileMacsPerUs;
+    model.tile_us[t] = few_rows ? 0.0f : kWideTileUs;
+  }
+  model.bytes_per_us = kModelBytesPerUs;
+  model.launch_us = kModelLaunchUs;
+  model.min_saving = kOneLaunchMinSaving;
+  return model;
+}
+
 // The launches of a grouped call among the grouped `op` kernels of the types, no expert having more
 // than `expert_rows_max` rows. Where warp_mma_serves the call, the warp-mma kernel alone runs every
 // expert. Otherwise experts of at most 64 rows run on the narrowest swapped kernel; any
@@ -163,8 +200,10 @@ constexpr std::int64_t kPairedMaxExpertActivationBytes = std::int64_t{128} << 20
 // gives such a tier's experts to the unswapped kernel when their tiles (pairs for the paired
 // kernel) would not fill the SMs once (grouped_setup.cuh), and every launch's CTAs return at once
 // when it got no expert.
-Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, const GroupedShape& shape, int sm_count,
-                      const std::vector<KernelKey>& candidates, std::vector<GroupedLaunch>* launches) {
+Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, const GroupedShape& shape,
+                      const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
+                      std::vector<GroupedLaunch>* launches) {
+  const int sm_count = caps.sm_count;
   const std::int64_t expert_rows_max = shape.expert_rows_max;
   std::vector<const KernelKey*> swapped;  // one token tile per cluster, the narrowest first
   const KernelKey* unswapped = nullptr;   // of the widest cluster tile
@@ -230,6 +269,7 @@ Status choose_grouped(const char* op_name, Op op, DType a, DType b, DType d, con
     add(paired, paired->tile.n * paired->cluster.n, kPairedRowCost, kPairedMinLastFill);
   }
   tiers.count = static_cast<int>(kernels.size());
+  if (op == Op::kGemm && !has_hbm3(caps)) tiers.model = launch_model(kernels, tiers);
   for (int t = 0; t < tiers.count; ++t) launches->push_back({rows_first(*kernels[t]), tiers, t});
   return Status::success();
 }
@@ -240,7 +280,7 @@ Status choose(const GroupedGemmArgs& args, const DeviceCaps& caps, const std::ve
               std::vector<GroupedLaunch>* launches) {
   const GemmArgs& g = args.gemm;
   const GroupedShape shape{g.M, args.experts, g.N, g.K, expert_rows_bound(g.M, args.max_expert_rows)};
-  return choose_grouped("grouped_gemm", Op::kGemm, g.a_dtype, g.b_dtype, g.d_dtype, shape, caps.sm_count, candidates,
+  return choose_grouped("grouped_gemm", Op::kGemm, g.a_dtype, g.b_dtype, g.d_dtype, shape, caps, candidates,
                         launches);
 }
 
@@ -248,7 +288,7 @@ Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std
               std::vector<GroupedLaunch>* launches) {
   const GatedMlpArgs& g = args.gated;
   const GroupedShape shape{g.M, args.experts, 2 * g.w.N, g.w.K, expert_rows_bound(g.M, args.max_expert_rows)};
-  return choose_grouped("grouped_gated_mlp", Op::kGatedMlp, g.x_dtype, g.w.dtype, g.out_dtype, shape, caps.sm_count,
+  return choose_grouped("grouped_gated_mlp", Op::kGatedMlp, g.x_dtype, g.w.dtype, g.out_dtype, shape, caps,
                         candidates, launches);
 }
 

@@ -51,6 +51,11 @@ struct Configuration {
   Decomposition decomposition = Decomposition::kDataParallel;
 };
 
+// Configurations the GEMM's and the gated MLP's rules both name: the swapped 128x32 tile (the
+// weight on wgmma's 128-row side, up to 32 tokens) and the warp-mma decode kernel's singles CTAs.
+constexpr Configuration kSwapped32 = {Schedule::kCooperative, {128, 32, 128}, {1, 1}, true};
+constexpr Configuration kWarpMmaSingles = {Schedule::kWarpMma, {16, 8, 64}, {1, 1}, true};
+
 // ceil(a / b) for positive b: tiles over a extent.
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 

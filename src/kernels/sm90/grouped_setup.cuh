@@ -93,6 +93,39 @@ __device__ void set_up_group(const Arrays& arrays, int e, std::int64_t begin, in
   if constexpr (!cute::is_void_v<ElementD>) arrays.set_output(e, out + begin * ldo, ldo);
 }
 
+// The block's choice, with the tiers' launch model on: each tier's load under the rule
+// (`rule_tier` of an expert's rows) and with every expert on it, summed over the experts whose
+// rows start at first_rows[e] (the last ending at `last`), then GroupTiers::one_launch_tier.
+template <class RuleTier>
+__device__ int one_launch_tier(const detail::GroupTiers& tiers, const std::int32_t* first_rows, std::int64_t last,
+                               int experts, RuleTier rule_tier, int weight_rows, int K, int element_bytes,
+                               int sm_count) {
+  __shared__ detail::TierLoad by_rule[detail::GroupTiers::kMax], all_on[detail::GroupTiers::kMax];
+  __shared__ int chosen;
+  if (threadIdx.x < detail::GroupTiers::kMax) {
+    by_rule[threadIdx.x] = {0, 0, 0};
+    all_on[threadIdx.x] = {0, 0, 0};
+  }
+  __syncthreads();
+  auto add = [](detail::TierLoad& load, std::int64_t token_tiles, int rows) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(&load.token_tiles), static_cast<unsigned long long>(token_tiles));
+    atomicAdd(reinterpret_cast<unsigned long long*>(&load.experts), 1ull);
+    atomicAdd(reinterpret_cast<unsigned long long*>(&load.rows), static_cast<unsigned long long>(rows));
+  };
+  for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
+    const std::int64_t end = e + 1 < experts ? first_rows[e + 1] : last;
+    const auto rows = static_cast<int>(end - first_rows[e]);
+    if (rows == 0) continue;
+    const int t = rule_tier(rows);
+    add(by_rule[t], tiers.token_tiles(t, rows), rows);
+    for (int u = 0; u < tiers.count; ++u) add(all_on[u], tiers.token_tiles(u, rows), rows);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) chosen = tiers.one_launch_tier(by_rule, all_on, weight_rows, K, element_bytes, sm_count);
+  __syncthreads();
+  return chosen;
+}
+
 // One block, once per call, before its first launch: expert e's rows are [P(e), P(e+1)) with
 // P(e) the running maximum of offsets[0..e] clamped into [0, T], so that whatever the caller's
 // offsets hold, the experts' runs are disjoint and inside the activations and the output. Each
@@ -102,7 +135,9 @@ __device__ void set_up_group(const Arrays& arrays, int e, std::int64_t begin, in
 // tier (the unswapped kernel), since a launch of fewer tiles leaves SMs idle while the other
 // launches wait (H200, grouped gate/up, Qwen2-57B-A14B Zipf 256 tokens: 591 µs at fcf4b81,
 // 654 µs with the experts split by padding alone at b5d154d). Each launch's expert count goes to
-// its `launch_experts`. With an output (a family whose collective stores D), each expert's D is
+// its `launch_experts`. Where the tiers' launch model is on (the grouped GEMM), one launch over
+// every expert replaces the rule's launches when the model times it enough faster
+// (GroupTiers::one_launch_tier). With an output (a family whose collective stores D), each expert's D is
 // its rows of out. One setup kernel for all launches rather than one per launch: each took
 // 6.7-7.2 µs of GPU time, an empty grouped kernel 2.6-2.7 (H200, ncu, Mixtral experts at 256 tokens,
 // bench/results/moe/ncu-grouped-launches-3207ae9.csv).
@@ -150,13 +185,18 @@ __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
   __syncthreads();
   const int first_padded = tiers.few_rows_max > 0 ? 1 : 0;
   const int weight_tiles = (weight_rows + kWeightTileRows - 1) / kWeightTileRows;
+  auto rule_tier = [&](int rows) {
+    const int tier = tiers.tier_of(rows);
+    const bool fills_once = static_cast<std::int64_t>(token_tiles[tier]) * weight_tiles >= sm_count;
+    return tier > first_padded && !fills_once ? first_padded : tier;
+  };
+  const int one_tier = tiers.model.on ? one_launch_tier(tiers, first_rows, last, experts, rule_tier, weight_rows, K,
+                                                         static_cast<int>(sizeof(Element)), sm_count)
+                                      : -1;
   for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
     const std::int64_t begin = first_rows[e];
     const int rows = rows_of(e);
-    int tier = rows > 0 ? tiers.tier_of(rows) : -1;
-    if (tier > first_padded && static_cast<std::int64_t>(token_tiles[tier]) * weight_tiles < sm_count) {
-      tier = first_padded;
-    }
+    const int tier = rows == 0 ? -1 : one_tier >= 0 ? one_tier : rule_tier(rows);
     if (tier >= 0) atomicAdd(&here[tier], 1);
     const Element* weight = w + e * weight_stride;
     for (int launch = 0; launch < tiers.count; ++launch) {
