@@ -3,6 +3,7 @@
 // kernel applies it to every expert and fills each launch's arrays with the experts of its tier.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -83,11 +84,12 @@ struct GroupTiers {
   EPIFUSE_HOST_DEVICE float modeled_us(int tier, const TierLoad& load, std::int64_t weight_rows, std::int64_t K,
                                        int element_bytes, int sm_count) const {
     if (load.experts == 0) return 0.0f;
-    const std::int64_t weight_tiles = (weight_rows + model.weight_tile_rows[tier] - 1) / model.weight_tile_rows[tier];
-    const std::int64_t waves = (load.token_tiles * weight_tiles + sm_count - 1) / sm_count;
-    const float tile_macs = static_cast<float>(tile_rows[tier]) * static_cast<float>(model.weight_tile_rows[tier]) *
-                            static_cast<float>(K);
-    const float compute_us = static_cast<float>(waves) * (tile_macs / model.macs_per_us[tier] + model.tile_us[tier]);
+    // In float: the setup kernel's one thread runs this, where 64-bit divisions are slow.
+    const float weight_tile_rows = static_cast<float>(model.weight_tile_rows[tier]);
+    const float weight_tiles = std::ceil(static_cast<float>(weight_rows) / weight_tile_rows);
+    const float waves = std::ceil(static_cast<float>(load.token_tiles) * weight_tiles / static_cast<float>(sm_count));
+    const float tile_macs = static_cast<float>(tile_rows[tier]) * weight_tile_rows * static_cast<float>(K);
+    const float compute_us = waves * (tile_macs / model.macs_per_us[tier] + model.tile_us[tier]);
     // Each expert's weight, its rows of x (K wide) and of out (weight_rows wide).
     const float elements = static_cast<float>(load.experts) * static_cast<float>(weight_rows) * static_cast<float>(K) +
                            static_cast<float>(load.rows) * static_cast<float>(K + weight_rows);

@@ -96,32 +96,52 @@ __device__ void set_up_group(const Arrays& arrays, int e, std::int64_t begin, in
 // The block's choice, with the tiers' launch model on: each tier's load under the rule
 // (`rule_tier` of an expert's rows) and with every expert on it, summed over the experts whose
 // rows start at first_rows[e] (the last ending at `last`), then GroupTiers::one_launch_tier.
+// Each thread sums its experts in registers, each warp its threads, then one shared atomic per
+// warp and sum: 32-bit (a call's rows fit its int32 offsets), since 64-bit shared atomics are
+// compare-and-swap loops that 256 threads on a few addresses made cost tens of µs.
 template <class RuleTier>
 __device__ int one_launch_tier(const detail::GroupTiers& tiers, const std::int32_t* first_rows, std::int64_t last,
                                int experts, RuleTier rule_tier, int weight_rows, int K, int element_bytes,
                                int sm_count) {
-  __shared__ detail::TierLoad by_rule[detail::GroupTiers::kMax], all_on[detail::GroupTiers::kMax];
-  __shared__ int chosen;
-  if (threadIdx.x < detail::GroupTiers::kMax) {
-    by_rule[threadIdx.x] = {0, 0, 0};
-    all_on[threadIdx.x] = {0, 0, 0};
-  }
-  __syncthreads();
-  auto add = [](detail::TierLoad& load, std::int64_t token_tiles, int rows) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(&load.token_tiles), static_cast<unsigned long long>(token_tiles));
-    atomicAdd(reinterpret_cast<unsigned long long*>(&load.experts), 1ull);
-    atomicAdd(reinterpret_cast<unsigned long long*>(&load.rows), static_cast<unsigned long long>(rows));
-  };
+  constexpr int kMax = detail::GroupTiers::kMax;
+  constexpr int kSums = 4 * kMax + 2;  // per tier: the rule's tiles, experts, rows, all-on tiles; then all experts, rows
+  int sum[kSums] = {};
   for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
     const std::int64_t end = e + 1 < experts ? first_rows[e + 1] : last;
     const auto rows = static_cast<int>(end - first_rows[e]);
     if (rows == 0) continue;
-    const int t = rule_tier(rows);
-    add(by_rule[t], tiers.token_tiles(t, rows), rows);
-    for (int u = 0; u < tiers.count; ++u) add(all_on[u], tiers.token_tiles(u, rows), rows);
+    const int by_rule = rule_tier(rows);
+    CUTLASS_PRAGMA_UNROLL
+    for (int t = 0; t < kMax; ++t) {
+      const int tiles = t < tiers.count ? (rows + tiers.tile_rows[t] - 1) / tiers.tile_rows[t] : 0;
+      sum[3 * kMax + t] += tiles;
+      if (t == by_rule) {
+        sum[t] += tiles;
+        sum[kMax + t] += 1;
+        sum[2 * kMax + t] += rows;
+      }
+    }
+    sum[4 * kMax] += 1;
+    sum[4 * kMax + 1] += rows;
+  }
+  __shared__ int block_sum[kSums];
+  __shared__ int chosen;
+  if (threadIdx.x < kSums) block_sum[threadIdx.x] = 0;
+  __syncthreads();
+  CUTLASS_PRAGMA_UNROLL
+  for (int i = 0; i < kSums; ++i) {
+    const int warp_sum = __reduce_add_sync(0xffffffffu, sum[i]);
+    if (threadIdx.x % 32 == 0 && warp_sum != 0) atomicAdd(&block_sum[i], warp_sum);
   }
   __syncthreads();
-  if (threadIdx.x == 0) chosen = tiers.one_launch_tier(by_rule, all_on, weight_rows, K, element_bytes, sm_count);
+  if (threadIdx.x == 0) {
+    detail::TierLoad by_rule[kMax], all_on[kMax];
+    for (int t = 0; t < kMax; ++t) {
+      by_rule[t] = {block_sum[t], block_sum[kMax + t], block_sum[2 * kMax + t]};
+      all_on[t] = {block_sum[3 * kMax + t], block_sum[4 * kMax], block_sum[4 * kMax + 1]};
+    }
+    chosen = tiers.one_launch_tier(by_rule, all_on, weight_rows, K, element_bytes, sm_count);
+  }
   __syncthreads();
   return chosen;
 }
