@@ -93,58 +93,80 @@ __device__ void set_up_group(const Arrays& arrays, int e, std::int64_t begin, in
   if constexpr (!cute::is_void_v<ElementD>) arrays.set_output(e, out + begin * ldo, ldo);
 }
 
-// The block's choice, with the tiers' launch model on: each tier's load under the rule
-// (`rule_tier` of an expert's rows) and with every expert on it, summed over the experts whose
-// rows start at first_rows[e] (the last ending at `last`), then GroupTiers::one_launch_tier.
-// Each thread sums its experts in registers, each warp its threads, then one shared atomic per
-// warp and sum: 32-bit (a call's rows fit its int32 offsets), since 64-bit shared atomics are
-// compare-and-swap loops that 256 threads on a few addresses made cost tens of µs.
-template <class RuleTier>
-__device__ int one_launch_tier(const detail::GroupTiers& tiers, const std::int32_t* first_rows, std::int64_t last,
-                               int experts, RuleTier rule_tier, int weight_rows, int K, int element_bytes,
-                               int sm_count) {
-  constexpr int kMax = detail::GroupTiers::kMax;
-  constexpr int kSums = 4 * kMax + 2;  // per tier: the rule's tiles, experts, rows, all-on tiles; then all experts, rows
-  int sum[kSums] = {};
-  for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
-    const std::int64_t end = e + 1 < experts ? first_rows[e + 1] : last;
-    const auto rows = static_cast<int>(end - first_rows[e]);
-    if (rows == 0) continue;
-    const int by_rule = rule_tier(rows);
-    CUTLASS_PRAGMA_UNROLL
-    for (int t = 0; t < kMax; ++t) {
-      const int tiles = t < tiers.count ? (rows + tiers.tile_rows[t] - 1) / tiers.tile_rows[t] : 0;
-      sum[3 * kMax + t] += tiles;
-      if (t == by_rule) {
-        sum[t] += tiles;
-        sum[kMax + t] += 1;
-        sum[2 * kMax + t] += rows;
+// What the setup kernel sums over the experts with rows, by the tier GroupTiers::tier_of gives
+// each (before the wide tiers' fill rule): per tier its token tiles, and for the launch model
+// (GroupTiers::one_launch_tier) its experts, their rows, their token tiles on the first padded
+// tier (where the fill rule may move them) and every expert's token tiles on each tier; then the
+// experts and their rows. 32-bit: a call's rows fit its int32 offsets.
+struct TierSums {
+  static constexpr int kMax = detail::GroupTiers::kMax;
+  static constexpr int kTiles = 0, kExperts = kMax, kRows = 2 * kMax, kTilesIfMoved = 3 * kMax, kTilesAllOn = 4 * kMax;
+  static constexpr int kAllExperts = 5 * kMax, kAllRows = 5 * kMax + 1, kCount = 5 * kMax + 2;
+  int sum[kCount];
+
+  // Each thread's experts summed in registers, each warp's by a reduction, then one shared atomic
+  // per warp and sum (per-expert atomics on a few shared addresses serialize; 64-bit ones are
+  // compare-and-swap loops, which made the kernel tens of µs slower).
+  __device__ static void of_experts(TierSums* block, const detail::GroupTiers& tiers, const std::int32_t* first_rows,
+                                    std::int64_t last, int experts) {
+    const int first_padded = tiers.few_rows_max > 0 ? 1 : 0;
+    int sum[kCount] = {};
+    for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
+      const std::int64_t end = e + 1 < experts ? first_rows[e + 1] : last;
+      const auto rows = static_cast<int>(end - first_rows[e]);
+      if (rows == 0) continue;
+      const int own = tiers.tier_of(rows);
+      const int if_moved = (rows + tiers.tile_rows[first_padded] - 1) / tiers.tile_rows[first_padded];
+      CUTLASS_PRAGMA_UNROLL
+      for (int t = 0; t < kMax; ++t) {
+        const int tiles = t < tiers.count ? (rows + tiers.tile_rows[t] - 1) / tiers.tile_rows[t] : 0;
+        sum[kTilesAllOn + t] += tiles;
+        if (t == own) {
+          sum[kTiles + t] += tiles;
+          sum[kExperts + t] += 1;
+          sum[kRows + t] += rows;
+          sum[kTilesIfMoved + t] += if_moved;
+        }
       }
+      sum[kAllExperts] += 1;
+      sum[kAllRows] += rows;
     }
-    sum[4 * kMax] += 1;
-    sum[4 * kMax + 1] += rows;
+    if (threadIdx.x < kCount) block->sum[threadIdx.x] = 0;
+    __syncthreads();
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < kCount; ++i) {
+      const int warp_sum = __reduce_add_sync(0xffffffffu, sum[i]);
+      if (threadIdx.x % 32 == 0 && warp_sum != 0) atomicAdd(&block->sum[i], warp_sum);
+    }
+    __syncthreads();
   }
-  __shared__ int block_sum[kSums];
-  __shared__ int chosen;
-  if (threadIdx.x < kSums) block_sum[threadIdx.x] = 0;
-  __syncthreads();
-  CUTLASS_PRAGMA_UNROLL
-  for (int i = 0; i < kSums; ++i) {
-    const int warp_sum = __reduce_add_sync(0xffffffffu, sum[i]);
-    if (threadIdx.x % 32 == 0 && warp_sum != 0) atomicAdd(&block_sum[i], warp_sum);
+
+  // Whether the fill rule moves tier t's experts to the first padded tier: a wide tier whose
+  // tiles would not fill the SMs once.
+  __device__ bool moves(const detail::GroupTiers& tiers, int t, int weight_tiles, int sm_count) const {
+    const int first_padded = tiers.few_rows_max > 0 ? 1 : 0;
+    return t > first_padded && static_cast<std::int64_t>(sum[kTiles + t]) * weight_tiles < sm_count;
   }
-  __syncthreads();
-  if (threadIdx.x == 0) {
+
+  // GroupTiers::one_launch_tier on these sums, the rule's loads after its fill rule.
+  __device__ int one_launch_tier(const detail::GroupTiers& tiers, int weight_tiles, int weight_rows, int K,
+                                 int element_bytes, int sm_count) const {
+    const int first_padded = tiers.few_rows_max > 0 ? 1 : 0;
     detail::TierLoad by_rule[kMax], all_on[kMax];
     for (int t = 0; t < kMax; ++t) {
-      by_rule[t] = {block_sum[t], block_sum[kMax + t], block_sum[2 * kMax + t]};
-      all_on[t] = {block_sum[3 * kMax + t], block_sum[4 * kMax], block_sum[4 * kMax + 1]};
+      by_rule[t] = {sum[kTiles + t], sum[kExperts + t], sum[kRows + t]};
+      all_on[t] = {sum[kTilesAllOn + t], sum[kAllExperts], sum[kAllRows]};
     }
-    chosen = tiers.one_launch_tier(by_rule, all_on, weight_rows, K, element_bytes, sm_count);
+    for (int t = 0; t < tiers.count; ++t) {
+      if (!moves(tiers, t, weight_tiles, sm_count)) continue;
+      by_rule[first_padded].token_tiles += sum[kTilesIfMoved + t];
+      by_rule[first_padded].experts += by_rule[t].experts;
+      by_rule[first_padded].rows += by_rule[t].rows;
+      by_rule[t] = {0, 0, 0};
+    }
+    return tiers.one_launch_tier(by_rule, all_on, weight_rows, K, element_bytes, sm_count);
   }
-  __syncthreads();
-  return chosen;
-}
+};
 
 // One block, once per call, before its first launch: expert e's rows are [P(e), P(e+1)) with
 // P(e) the running maximum of offsets[0..e] clamped into [0, T], so that whatever the caller's
@@ -170,14 +192,12 @@ __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
   using Scan = cub::BlockScan<std::int64_t, kSetUpThreads>;
   __shared__ typename Scan::TempStorage scan;
   __shared__ std::int64_t carried;  // the running maximum before this chunk
-  __shared__ int here[detail::GroupTiers::kMax];         // each launch's experts
-  __shared__ int token_tiles[detail::GroupTiers::kMax];  // each tier's, as the rule alone gives them
+  __shared__ int here[detail::GroupTiers::kMax];  // each launch's experts
+  __shared__ TierSums sums;
+  __shared__ int one_tier;  // the launch model's one launch over every expert, or -1
   std::int32_t* first_rows = workspace.group_first_rows();
   if (threadIdx.x == 0) carried = 0;
-  if (threadIdx.x < detail::GroupTiers::kMax) {
-    here[threadIdx.x] = 0;
-    token_tiles[threadIdx.x] = 0;
-  }
+  if (threadIdx.x < detail::GroupTiers::kMax) here[threadIdx.x] = 0;
   __syncthreads();
   for (int chunk = 0; chunk <= experts; chunk += kSetUpThreads) {
     const int i = chunk + static_cast<int>(threadIdx.x);  // offsets has experts + 1 entries
@@ -196,23 +216,19 @@ __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
     const std::int64_t end = e + 1 < experts ? first_rows[e + 1] : last;
     return static_cast<int>(end - first_rows[e]);
   };
-  for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
-    const int rows = rows_of(e);
-    if (rows == 0) continue;
-    const int t = tiers.tier_of(rows);
-    atomicAdd(&token_tiles[t], (rows + tiers.tile_rows[t] - 1) / tiers.tile_rows[t]);
-  }
-  __syncthreads();
+  TierSums::of_experts(&sums, tiers, first_rows, last, experts);
   const int first_padded = tiers.few_rows_max > 0 ? 1 : 0;
   const int weight_tiles = (weight_rows + kWeightTileRows - 1) / kWeightTileRows;
+  if (threadIdx.x == 0) {
+    one_tier = tiers.model.on ? sums.one_launch_tier(tiers, weight_tiles, weight_rows, K,
+                                                     static_cast<int>(sizeof(Element)), sm_count)
+                              : -1;
+  }
+  __syncthreads();
   auto rule_tier = [&](int rows) {
     const int tier = tiers.tier_of(rows);
-    const bool fills_once = static_cast<std::int64_t>(token_tiles[tier]) * weight_tiles >= sm_count;
-    return tier > first_padded && !fills_once ? first_padded : tier;
+    return sums.moves(tiers, tier, weight_tiles, sm_count) ? first_padded : tier;
   };
-  const int one_tier = tiers.model.on ? one_launch_tier(tiers, first_rows, last, experts, rule_tier, weight_rows, K,
-                                                         static_cast<int>(sizeof(Element)), sm_count)
-                                      : -1;
   for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
     const std::int64_t begin = first_rows[e];
     const int rows = rows_of(e);
