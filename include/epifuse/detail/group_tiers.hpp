@@ -17,8 +17,8 @@ namespace epifuse::detail {
 inline constexpr int kMaxGroupTiers = 5;
 
 // The experts the setup kernel gives one launch: their token tiles (each expert's rows over the
-// launch's tile rows, rounded up), how many experts, and their rows. No member initializers: the
-// setup kernel keeps its loads in shared memory.
+// launch's tile rows, rounded up), how many experts, and their rows. A plain aggregate, filled
+// whole from the setup kernel's sums (grouped_setup.cuh).
 struct TierLoad {
   std::int64_t token_tiles, experts, rows;
 };

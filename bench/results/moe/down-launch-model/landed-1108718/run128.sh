@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The grouped GEMM's launch model with its sums folded into the setup kernel's one pass over the experts
-# (bbee218's second pass cost 1-4 µs a call): the grouped, MoE and stream GPU tests, memcheck on the GEMM
+# (meant to cut what bbee218's second pass was thought to cost): the grouped, MoE and stream GPU tests, memcheck on the GEMM
 # calls that take one launch, then the down GEMM probe in turn, old and new binaries, as run126.
 set -u
 mkdir -p /tmp/b /tmp/o && tar -xJf build-devbin/bin128.tar.xz -C /tmp/b
