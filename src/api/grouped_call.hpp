@@ -12,7 +12,6 @@
 #include <cuda_runtime_api.h>
 
 #include "api/call.hpp"
-#include "kernels/graph_conditions.hpp"
 
 namespace epifuse::detail {
 
@@ -69,21 +68,11 @@ Status grouped_workspace_bytes(const char* op, const Args& args, cudaStream_t st
   return Status::success();
 }
 
-// Enqueues the planned launches in turn; under CUDA-graph capture, a call of several launches
-// makes each one a conditional node that its setup kernel sets (GroupConditions).
+// Enqueues the planned launches in turn.
 template <class Args>
 Status run_grouped(const std::vector<GroupedPart<Args>>& parts, const Args& args, cudaStream_t stream) {
-  GroupConditions conditions;
-  if (parts.size() > 1) {
-    if (cudaError_t err = capture_conditions(stream, static_cast<int>(parts.size()), &conditions); err != cudaSuccess) {
-      return Status::cuda_error(std::string("creating the grouped launches' graph conditions: ") + cudaGetErrorName(err) +
-                                " (" + cudaGetErrorString(err) + ")");
-    }
-  }
   for (const GroupedPart<Args>& part : parts) {
-    LaunchPlan plan = part.plan;
-    plan.group_conditions = conditions;
-    if (Status s = part.launcher->run(args, plan, stream); !s.ok()) return s;
+    if (Status s = part.launcher->run(args, part.plan, stream); !s.ok()) return s;
   }
   return Status::success();
 }

@@ -5,7 +5,6 @@
 // experts, all rows on one expert, T = 1, every grouped kernel forced, offsets out of range, CUDA-graph
 // capture with the routing changed between replays, a thread's first call captured in Global
 // mode, and rejected calls.
-#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <numeric>
@@ -184,14 +183,6 @@ std::vector<std::int64_t> scattered_rows(std::int64_t E) {
   return rows;
 }
 
-// 5000 experts, more than the setup kernel keeps in shared memory (kSharedFirstRows): 1-150 rows
-// on every seventeenth, over the few-rows, unswapped and wide tiers.
-std::vector<std::int64_t> many_experts_rows() {
-  std::vector<std::int64_t> rows(5000, 0);
-  for (std::int64_t e = 5; e < 5000; e += 17) rows[static_cast<std::size_t>(e)] = 1 + e % 150;
-  return rows;
-}
-
 std::vector<GroupedCase> cases() {
   std::vector<GroupedCase> out;
   const std::vector<std::int64_t> ragged = {0, 1, 37, 200, 0, 3, 129, 64};
@@ -214,7 +205,6 @@ std::vector<GroupedCase> cases() {
   out.push_back({paired_tier_rows(), 1000, 520, GatedActivation::kGeGLUTanh, true, ""});
   out.push_back({{5, 9, 0, 17, 2, 1, 33, 8, 4, 0, 11, 7, 3, 6, 2, 1}, 2048, 7168, GatedActivation::kSwiGLU, false, ""});
   out.push_back({{1100, 950}, 1024, 4096, GatedActivation::kGeGLUErf, true, ""});
-  out.push_back({many_experts_rows(), 256, 128, GatedActivation::kSwiGLU, true, ""});
   // A bound of 64 rows per expert runs the few-rows kernel alone: right where it holds, and where
   // experts of 129 and 200 rows break it.
   out.push_back({{5, 9, 0, 17, 2, 1, 33, 8}, 1000, 520, GatedActivation::kSwiGLU, true, "", 64});
@@ -274,23 +264,7 @@ TEST_F(GroupedGatedBehavior, OffsetsOutOfRangeAreClampedOnTheWarpMmaKernel) {
   expect_clamped(p);
 }
 
-// The conditional nodes of a captured graph (a grouped call's launches under capture).
-std::size_t conditional_nodes(cudaGraph_t graph) {
-  std::size_t count = 0;
-  EPIFUSE_CHECK_CUDA(cudaGraphGetNodes(graph, nullptr, &count));
-  std::vector<cudaGraphNode_t> nodes(count);
-  EPIFUSE_CHECK_CUDA(cudaGraphGetNodes(graph, nodes.data(), &count));
-  std::size_t conditional = 0;
-  for (cudaGraphNode_t node : nodes) {
-    cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
-    EPIFUSE_CHECK_CUDA(cudaGraphNodeGetType(node, &type));
-    if (type == cudaGraphNodeTypeConditional) ++conditional;
-  }
-  return conditional;
-}
-
-// Captured once; the routing changes on the device between replays, and each replay follows it,
-// running only the launches its setup kernel gives experts (each launch a conditional node).
+// Captured once; the routing changes on the device between replays, and each replay follows it.
 TEST_F(GroupedGatedBehavior, CudaGraphFollowsTheRoutingOnTheDevice) {
   GroupedCase c{{0, 120, 8, 0, 33, 0, 0, 95}, 1000, 520, GatedActivation::kSwiGLU, true, ""};
   GroupedProblem p(c, case_seed(c.name()));
@@ -303,7 +277,6 @@ TEST_F(GroupedGatedBehavior, CudaGraphFollowsTheRoutingOnTheDevice) {
   const Status s = grouped_gated_mlp(p.args(), stream);
   EPIFUSE_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
   ASSERT_TRUE(s.ok()) << s.to_string();
-  EXPECT_GE(conditional_nodes(graph), 2u) << "the call's launches (experts of up to 256 rows: several tiers)";
   EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   // First everything on expert 7 (its weight applied to every row), then the true routing.
   const std::vector<std::int32_t> all_on_7 = {0, 0, 0, 0, 0, 0, 0, 0, 256};

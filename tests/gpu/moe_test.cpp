@@ -212,11 +212,6 @@ std::vector<GroupedGemmCase> grouped_gemm_cases() {
   for (std::size_t e = 3; e < scattered.size(); e += 7) scattered[e] = static_cast<std::int32_t>(1 + e % 2);
   out.push_back({scattered, 264, 128, "", 2});
   out.push_back({{2, 0, 1}, 520, 8200, "", 2});  // long rows: the wide CTAs
-  // 5000 experts, more than the setup kernel keeps in shared memory (kSharedFirstRows): 1-150 rows
-  // on every seventeenth, over the few-rows, unswapped and wide tiers.
-  std::vector<std::int32_t> many(5000, 0);
-  for (std::size_t e = 5; e < many.size(); e += 17) many[e] = static_cast<std::int32_t>(1 + e % 150);
-  out.push_back({many, 256, 128, ""});
   return out;
 }
 

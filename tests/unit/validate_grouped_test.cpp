@@ -270,7 +270,7 @@ Loads loads_of(const detail::GroupTiers& tiers, const std::vector<int>& rows, st
     if (r > 0) rule_tiles[tiers.tier_of(r)] += tiers.token_tiles(tiers.tier_of(r), r);
   }
   Loads loads;
-  const int first_padded = tiers.first_padded();
+  const int first_padded = tiers.few_rows_max > 0 ? 1 : 0;
   for (int r : rows) {
     if (r == 0) continue;
     int t = tiers.tier_of(r);

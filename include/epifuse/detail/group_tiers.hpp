@@ -57,7 +57,7 @@ struct GroupTiers {
   // the rows least, by cost (the first on a tie; the first padded tier takes any expert).
   EPIFUSE_HOST_DEVICE int tier_of(std::int32_t rows) const {
     if (count <= 1 || (few_rows_max > 0 && rows <= few_rows_max)) return 0;
-    int best = first_padded();
+    int best = few_rows_max > 0 ? 1 : 0;
     float best_cost = padded_cost(best, rows);
     for (int t = best + 1; t < count; ++t) {
       if (!fills_last_tile(t, rows)) continue;
@@ -70,16 +70,12 @@ struct GroupTiers {
     return best;
   }
 
-  // The first tier whose tiles pad an expert's rows: the unswapped kernel's, after the few-rows tier.
-  EPIFUSE_HOST_DEVICE int first_padded() const { return few_rows_max > 0 ? 1 : 0; }
-
   EPIFUSE_HOST_DEVICE float padded_cost(int tier, std::int32_t rows) const {
-    return static_cast<float>(token_tiles(tier, rows)) * static_cast<float>(tile_rows[tier]) * row_cost[tier];
+    const std::int32_t tiles = (rows + tile_rows[tier] - 1) / tile_rows[tier];
+    return static_cast<float>(tiles) * static_cast<float>(tile_rows[tier]) * row_cost[tier];
   }
 
-  // An expert's tiles on tier `tier` (32-bit: an expert's rows fit the int32 offsets, and the
-  // setup kernel divides per expert, where 64-bit divisions are slow).
-  EPIFUSE_HOST_DEVICE std::int32_t token_tiles(int tier, std::int32_t rows) const {
+  EPIFUSE_HOST_DEVICE std::int64_t token_tiles(int tier, std::int64_t rows) const {
     return (rows + tile_rows[tier] - 1) / tile_rows[tier];
   }
 
@@ -88,7 +84,7 @@ struct GroupTiers {
   EPIFUSE_HOST_DEVICE float modeled_us(int tier, const TierLoad& load, std::int64_t weight_rows, std::int64_t K,
                                        int element_bytes, int sm_count) const {
     if (load.experts == 0) return 0.0f;
-    // In float: the setup kernel runs this, and 64-bit divisions are slow on the GPU.
+    // In float: the setup kernel's one thread runs this, where 64-bit divisions are slow.
     const float weight_tile_rows = static_cast<float>(model.weight_tile_rows[tier]);
     const float weight_tiles = std::ceil(static_cast<float>(weight_rows) / weight_tile_rows);
     const float waves = std::ceil(static_cast<float>(load.token_tiles) * weight_tiles / static_cast<float>(sm_count));
@@ -107,26 +103,15 @@ struct GroupTiers {
   EPIFUSE_HOST_DEVICE int one_launch_tier(const TierLoad* by_rule, const TierLoad* all_on, std::int64_t weight_rows,
                                           std::int64_t K, int element_bytes, int sm_count) const {
     if (!model.on || count <= 1) return -1;
-    float rule_us[kMax] = {}, one_us[kMax] = {};
-    for (int t = 0; t < count; ++t) {
-      rule_us[t] = modeled_us(t, by_rule[t], weight_rows, K, element_bytes, sm_count);
-      one_us[t] = modeled_us(t, all_on[t], weight_rows, K, element_bytes, sm_count);
-    }
-    return fastest_one_launch(rule_us, one_us);
-  }
-
-  // one_launch_tier from the modeled times: `rule_us[t]` of tier t's launch under the rule,
-  // `one_us[t]` of its one launch over every expert (the setup kernel models them in parallel).
-  EPIFUSE_HOST_DEVICE int fastest_one_launch(const float* rule_us, const float* one_us) const {
-    if (!model.on || count <= 1) return -1;
-    float rule_total = 0.0f;
-    for (int t = 0; t < count; ++t) rule_total += rule_us[t];
+    float rule_us = 0.0f;
+    for (int t = 0; t < count; ++t) rule_us += modeled_us(t, by_rule[t], weight_rows, K, element_bytes, sm_count);
     int best = -1;
-    float best_us = (1.0f - model.min_saving) * rule_total;
-    for (int t = first_padded(); t < count; ++t) {
-      if (one_us[t] < best_us) {
+    float best_us = (1.0f - model.min_saving) * rule_us;
+    for (int t = few_rows_max > 0 ? 1 : 0; t < count; ++t) {
+      const float us = modeled_us(t, all_on[t], weight_rows, K, element_bytes, sm_count);
+      if (us < best_us) {
         best = t;
-        best_us = one_us[t];
+        best_us = us;
       }
     }
     return best;

@@ -14,14 +14,6 @@
 
 namespace epifuse::detail {
 
-// A grouped call's launches under CUDA-graph capture: each launch is the body of an IF node on its
-// handle, which the call's setup kernel sets to whether the launch got an expert, so that a
-// replay skips the empty launches (in a stream each costs its launch).
-struct GroupConditions {
-  bool on = false;
-  cudaGraphConditionalHandle handle[kMaxGroupTiers] = {};
-};
-
 struct LaunchPlan {
   int device = 0;
   int sm_count = 0;  // persistent grid size; from the device, never assumed
@@ -36,7 +28,6 @@ struct LaunchPlan {
   // to `group_tier`; the others run as empty groups (another launch computes them).
   GroupTiers group_tiers;
   int group_tier = 0;
-  GroupConditions group_conditions;
 };
 
 // The plan for a launch of an `arch` kernel on `stream` with default knobs, after the checks every

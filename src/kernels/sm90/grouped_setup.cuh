@@ -16,7 +16,6 @@
 #include "epifuse/detail/launch_plan.hpp"
 #include "epifuse/detail/sm90_assembly.cuh"
 #include "epifuse/detail/sm90_launch.cuh"
-#include "kernels/graph_conditions.hpp"
 
 namespace epifuse::kernels::sm90 {
 
@@ -107,20 +106,20 @@ struct TierSums {
 
   // Each thread's experts summed in registers, each warp's by a reduction, then one shared atomic
   // per warp and sum (per-expert atomics on a few shared addresses serialize; 64-bit ones are
-  // compare-and-swap loops, which made the kernel tens of µs slower). `rows_of(e)`: expert e's rows.
-  template <class RowsOf>
-  __device__ static void of_experts(TierSums* block, const detail::GroupTiers& tiers, const RowsOf& rows_of,
-                                    int experts) {
-    const int first_padded = tiers.first_padded();
+  // compare-and-swap loops, which made the kernel tens of µs slower).
+  __device__ static void of_experts(TierSums* block, const detail::GroupTiers& tiers, const std::int32_t* first_rows,
+                                    std::int64_t last, int experts) {
+    const int first_padded = tiers.few_rows_max > 0 ? 1 : 0;
     int sum[kCount] = {};
     for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
-      const int rows = rows_of(e);
+      const std::int64_t end = e + 1 < experts ? first_rows[e + 1] : last;
+      const auto rows = static_cast<int>(end - first_rows[e]);
       if (rows == 0) continue;
       const int own = tiers.tier_of(rows);
-      const int if_moved = tiers.token_tiles(first_padded, rows);
+      const int if_moved = (rows + tiers.tile_rows[first_padded] - 1) / tiers.tile_rows[first_padded];
       CUTLASS_PRAGMA_UNROLL
       for (int t = 0; t < kMax; ++t) {
-        const int tiles = t < tiers.count ? tiers.token_tiles(t, rows) : 0;
+        const int tiles = t < tiers.count ? (rows + tiers.tile_rows[t] - 1) / tiers.tile_rows[t] : 0;
         sum[kTilesAllOn + t] += tiles;
         if (t == own) {
           sum[kTiles + t] += tiles;
@@ -145,51 +144,29 @@ struct TierSums {
   // Whether the fill rule moves tier t's experts to the first padded tier: a wide tier whose
   // tiles would not fill the SMs once.
   __device__ bool moves(const detail::GroupTiers& tiers, int t, int weight_tiles, int sm_count) const {
-    return t > tiers.first_padded() && static_cast<std::int64_t>(sum[kTiles + t]) * weight_tiles < sm_count;
+    const int first_padded = tiers.few_rows_max > 0 ? 1 : 0;
+    return t > first_padded && static_cast<std::int64_t>(sum[kTiles + t]) * weight_tiles < sm_count;
   }
 
-  // Tier t's load under the rule, after its fill rule.
-  __device__ detail::TierLoad by_rule(const detail::GroupTiers& tiers, int t, int weight_tiles, int sm_count) const {
-    if (moves(tiers, t, weight_tiles, sm_count)) return {0, 0, 0};
-    detail::TierLoad load = {sum[kTiles + t], sum[kExperts + t], sum[kRows + t]};
-    if (t != tiers.first_padded()) return load;
-    for (int u = t + 1; u < tiers.count; ++u) {
-      if (!moves(tiers, u, weight_tiles, sm_count)) continue;
-      load.token_tiles += sum[kTilesIfMoved + u];
-      load.experts += sum[kExperts + u];
-      load.rows += sum[kRows + u];
-    }
-    return load;
-  }
-
-  // Tier t's load with every expert on it.
-  __device__ detail::TierLoad all_on(int t) const { return {sum[kTilesAllOn + t], sum[kAllExperts], sum[kAllRows]}; }
-
-  // GroupTiers::one_launch_tier on these sums, by warp 0 (its lanes model the launches at once, the
-  // rule's on lanes 0..kMax-1, each tier's one launch on the next kMax; one lane modeling them in
-  // turn made the setup kernel microseconds slower); -1 elsewhere.
+  // GroupTiers::one_launch_tier on these sums, the rule's loads after its fill rule.
   __device__ int one_launch_tier(const detail::GroupTiers& tiers, int weight_tiles, int weight_rows, int K,
                                  int element_bytes, int sm_count) const {
-    if (threadIdx.x >= 32) return -1;
-    const int t = threadIdx.x % kMax;
-    float us = 0.0f;
-    if (threadIdx.x < 2 * kMax && t < tiers.count) {
-      const detail::TierLoad load = threadIdx.x < kMax ? by_rule(tiers, t, weight_tiles, sm_count) : all_on(t);
-      us = tiers.modeled_us(t, load, weight_rows, K, element_bytes, sm_count);
+    const int first_padded = tiers.few_rows_max > 0 ? 1 : 0;
+    detail::TierLoad by_rule[kMax], all_on[kMax];
+    for (int t = 0; t < kMax; ++t) {
+      by_rule[t] = {sum[kTiles + t], sum[kExperts + t], sum[kRows + t]};
+      all_on[t] = {sum[kTilesAllOn + t], sum[kAllExperts], sum[kAllRows]};
     }
-    float rule_us[kMax], one_us[kMax];
-    CUTLASS_PRAGMA_UNROLL
-    for (int u = 0; u < kMax; ++u) {
-      rule_us[u] = __shfl_sync(0xffffffffu, us, u);
-      one_us[u] = __shfl_sync(0xffffffffu, us, kMax + u);
+    for (int t = 0; t < tiers.count; ++t) {
+      if (!moves(tiers, t, weight_tiles, sm_count)) continue;
+      by_rule[first_padded].token_tiles += sum[kTilesIfMoved + t];
+      by_rule[first_padded].experts += by_rule[t].experts;
+      by_rule[first_padded].rows += by_rule[t].rows;
+      by_rule[t] = {0, 0, 0};
     }
-    return tiers.fastest_one_launch(rule_us, one_us);
+    return tiers.one_launch_tier(by_rule, all_on, weight_rows, K, element_bytes, sm_count);
   }
 };
-
-// The setup kernel keeps each expert's first row in shared memory where the experts fit (it reads
-// them three times), in global memory (the workspace's copy) otherwise.
-constexpr int kSharedFirstRows = 4096;
 
 // One block, once per call, before its first launch: expert e's rows are [P(e), P(e+1)) with
 // P(e) the running maximum of offsets[0..e] clamped into [0, T], so that whatever the caller's
@@ -211,16 +188,16 @@ __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
     const GroupedWorkspace<Element, ElementD> workspace, const std::int32_t* offsets, int experts,
     std::int64_t tokens, const detail::GroupTiers tiers, int sm_count, int weight_rows, int K, const Element* x,
     std::int64_t ldx, const Element* w, std::int64_t weight_stride, std::int64_t ldw, ElementD* out,
-    std::int64_t ldo, const detail::GroupConditions conditions) {
+    std::int64_t ldo) {
   using Scan = cub::BlockScan<std::int64_t, kSetUpThreads>;
   __shared__ typename Scan::TempStorage scan;
   __shared__ std::int64_t carried;  // the running maximum before this chunk
-  __shared__ std::int32_t shared_first_rows[kSharedFirstRows];
+  __shared__ int here[detail::GroupTiers::kMax];  // each launch's experts
   __shared__ TierSums sums;
   __shared__ int one_tier;  // the launch model's one launch over every expert, or -1
   std::int32_t* first_rows = workspace.group_first_rows();
-  const bool shared = experts <= kSharedFirstRows;
   if (threadIdx.x == 0) carried = 0;
+  if (threadIdx.x < detail::GroupTiers::kMax) here[threadIdx.x] = 0;
   __syncthreads();
   for (int chunk = 0; chunk <= experts; chunk += kSetUpThreads) {
     const int i = chunk + static_cast<int>(threadIdx.x);  // offsets has experts + 1 entries
@@ -229,49 +206,34 @@ __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
     Scan(scan).InclusiveScan(offset, running, [](std::int64_t a, std::int64_t b) { return a > b ? a : b; }, chunk_max);
     running = cute::max(running, carried);
     __syncthreads();
-    if (i < experts) {
-      first_rows[i] = static_cast<std::int32_t>(running);
-      if (shared) shared_first_rows[i] = static_cast<std::int32_t>(running);
-    }
+    if (i < experts) first_rows[i] = static_cast<std::int32_t>(running);
     if (threadIdx.x == 0) carried = cute::max(carried, chunk_max);
     __syncthreads();
   }
-  // P(e) for e < E; P(E) is the maximum over all offsets.
+  // first_rows now holds P(e) for e < E; P(E) is the maximum over all offsets.
   const std::int64_t last = carried;
-  auto first_row = [&](int e) -> std::int64_t {
-    if (e == experts) return last;
-    return shared ? shared_first_rows[e] : first_rows[e];
+  auto rows_of = [&](int e) {
+    const std::int64_t end = e + 1 < experts ? first_rows[e + 1] : last;
+    return static_cast<int>(end - first_rows[e]);
   };
-  auto rows_of = [&](int e) { return static_cast<int>(first_row(e + 1) - first_row(e)); };
-  TierSums::of_experts(&sums, tiers, rows_of, experts);
+  TierSums::of_experts(&sums, tiers, first_rows, last, experts);
+  const int first_padded = tiers.few_rows_max > 0 ? 1 : 0;
   const int weight_tiles = (weight_rows + kWeightTileRows - 1) / kWeightTileRows;
-  if (tiers.model.on) {
-    const int tier = sums.one_launch_tier(tiers, weight_tiles, weight_rows, K, static_cast<int>(sizeof(Element)),
-                                          sm_count);
-    if (threadIdx.x == 0) one_tier = tier;
-  } else if (threadIdx.x == 0) {
-    one_tier = -1;
+  if (threadIdx.x == 0) {
+    one_tier = tiers.model.on ? sums.one_launch_tier(tiers, weight_tiles, weight_rows, K,
+                                                     static_cast<int>(sizeof(Element)), sm_count)
+                              : -1;
   }
   __syncthreads();
-  // Each launch's experts, from the sums: the experts with rows in the one launch, or each tier's
-  // under the rule; under capture, whether the launch runs at all (one thread: concurrent calls to
-  // cudaGraphSetConditional are undefined).
-  if (threadIdx.x == 0) {
-    for (int t = 0; t < tiers.count; ++t) {
-      const int here = one_tier >= 0 ? (t == one_tier ? sums.sum[TierSums::kAllExperts] : 0)
-                                     : static_cast<int>(sums.by_rule(tiers, t, weight_tiles, sm_count).experts);
-      *workspace.launch_experts(t) = here;
-      if (conditions.on) cudaGraphSetConditional(conditions.handle[t], here > 0 ? 1u : 0u);
-    }
-  }
   auto rule_tier = [&](int rows) {
     const int tier = tiers.tier_of(rows);
-    return sums.moves(tiers, tier, weight_tiles, sm_count) ? tiers.first_padded() : tier;
+    return sums.moves(tiers, tier, weight_tiles, sm_count) ? first_padded : tier;
   };
   for (int e = threadIdx.x; e < experts; e += kSetUpThreads) {
-    const std::int64_t begin = first_row(e);
+    const std::int64_t begin = first_rows[e];
     const int rows = rows_of(e);
     const int tier = rows == 0 ? -1 : one_tier >= 0 ? one_tier : rule_tier(rows);
+    if (tier >= 0) atomicAdd(&here[tier], 1);
     const Element* weight = w + e * weight_stride;
     for (int launch = 0; launch < tiers.count; ++launch) {
       const int launch_rows = launch == tier ? rows : 0;
@@ -284,6 +246,8 @@ __global__ void __launch_bounds__(kSetUpThreads) set_up_groups(
       }
     }
   }
+  __syncthreads();
+  if (threadIdx.x < tiers.count) *workspace.launch_experts(threadIdx.x) = here[threadIdx.x];
 }
 
 // The grouped kernel's entry: CUTLASS's device_kernel, except that every CTA returns at once when
@@ -298,19 +262,14 @@ __global__ void __launch_bounds__(Kernel::MaxThreadsPerBlock, Kernel::MinBlocksP
   op(params, smem);
 }
 
-// Under capture with the call's conditions on, the launch is the body of an IF node on its tier's
-// condition (graph_conditions.hpp).
 struct UnlessIdleEntry {
   const std::int32_t* experts_here;
-  const detail::GroupConditions& conditions;
-  int tier;
   template <class Kernel>
   static constexpr auto function() {
     return run_unless_idle<Kernel>;
   }
   template <class Kernel>
   cudaError_t launch(const cudaLaunchConfig_t& config, const typename Kernel::Params& params) const {
-    if (conditions.on) return detail::launch_if(conditions.handle[tier], config, function<Kernel>(), params, experts_here);
     return cudaLaunchKernelEx(&config, function<Kernel>(), params, experts_here);
   }
 };
@@ -332,7 +291,7 @@ Status launch_grouped(const GroupedWorkspace<Element, ElementD>& workspace,
     if (plan.group_tier != 0) return Status::success();
     set_up_groups<Element, ElementD><<<1, kSetUpThreads, 0, s>>>(workspace, offsets, static_cast<int>(experts), tokens,
                                                                  tiers, plan.sm_count, weight_rows, K, x, ldx, w,
-                                                                 weight_stride, ldw, out, ldo, plan.group_conditions);
+                                                                 weight_stride, ldw, out, ldo);
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) {
       return detail::sm90::cuda_failure("launching the grouped setup kernel", err);
     }
@@ -340,7 +299,7 @@ Status launch_grouped(const GroupedWorkspace<Element, ElementD>& workspace,
   };
   return detail::sm90::launch<typename Assembly::Kernel, detail::sm90::NoTreeDescriptors>(
       arguments, workspace.kernel_workspace(), plan.device, stream, set_up,
-      UnlessIdleEntry{workspace.launch_experts(plan.group_tier), plan.group_conditions, plan.group_tier});
+      UnlessIdleEntry{workspace.launch_experts(plan.group_tier)});
 }
 
 }  // namespace epifuse::kernels::sm90
