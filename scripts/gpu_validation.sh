@@ -83,7 +83,8 @@ for stage in "${stages[@]}"; do
       # kernel as dispatched (also in a CUDA graph, and over 300 experts), the delegated bias +
       # activation GEMM (cuBLASLt's fp32 product + epifuse's kernel; a 16-bit bias, too little
       # workspace, a CUDA graph), the gated MLP over x padded and in place (its last token tile's
-      # TMA boxes past x's end).
+      # TMA boxes past x's end), a gated call's first launch timing its fused kernel against the
+      # delegated path (also before a CUDA graph and inside one).
       # Racecheck: each kernel at one shape, the stream-K kernels also in their share-tail mode, the
       # warp-mma GEMMs' cluster shares of the K loop (one and two token tiles; two blocks per CTA of
       # 8 and of 4 warps), the grouped warp-mma kernel's passes.
@@ -97,7 +98,7 @@ for stage in "${stages[@]}"; do
         '*OffsetsOutOfRangeAreClamped*' '*GroupedGemmTest*E8_T434*' '*GroupedGemmTest*E8_T1167*'
         '*MoeMlpTest*' '*MoeRoutingTest*' '*CudaGraphFollowsTheRoutingOnTheDevice*' '*Features/*x9472x2048*'
         '*Features/*x9344x4*' '*DecodeRunsItsKernels*' '*bound2*' '*CudaGraphFollowsTheRoutingAtDecode*'
-        '*GemmBiasActDelegation*' '*PaddedAndInPlaceTokenReadsAgree*'
+        '*GemmBiasActDelegation*' '*PaddedAndInPlaceTokenReadsAgree*' '*GatedPaths*'
       )
       filter=$(IFS=:; echo "${memcheck_tests[*]}")
       run memcheck 400 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/epifuse_gpu_tests" --gtest_filter="$filter"

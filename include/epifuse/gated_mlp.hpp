@@ -21,11 +21,15 @@
 // from the workspace ((M rounded up) · K elements), because TMA loads that run past x's last row
 // are several times slower. A call given less workspace reads x in place: the same result, slower
 // at such M.
-// Delegation: narrow weights with a long K (few tiles for the GPU; dispatch/sm90 names the rule)
-// run cuBLASLt's GEMM into an fp32 [M, 2N] product in the workspace and epifuse's act·mul kernel
-// after it, rounded once as the fused kernels round; there the fused kernels were measured
-// slower. A forced kernel, or a workspace smaller than the product, runs a fused kernel.
-// selected_kernel() (tuning.hpp) says which runs.
+// Delegation: the call may run cuBLASLt's GEMM into an fp32 [M, 2N] product in the workspace and
+// epifuse's act·mul kernel after it, rounded once as the fused kernels round. Dispatch's rule
+// delegates narrow weights with a long K (few tiles for the GPU; dispatch/sm90 names it), where
+// the fused kernels were measured slower. With tuning on (tuning.hpp, the default), the first
+// launch of a shape whose workspace holds the product times both paths on its own operands and
+// the shape keeps the faster. The workspace query makes room for the product where the rule
+// delegates, or where the product takes no more bytes than x (K >= 4N) and at most 256 MiB: an
+// MLP's gate/up (N > K) never holds an [M, 2N] product. A forced kernel, or a workspace smaller
+// than the product, runs a fused kernel. selected_kernel() (tuning.hpp) says which runs.
 #pragma once
 
 #include <cstddef>

@@ -143,9 +143,4 @@ Status launch_call(const char* op, const Args& args, cudaStream_t stream) {
   return launch_planned(op, args, stream, &call);
 }
 
-// For validated gated args with M > 0 on the device in `caps`, given `usable_bytes` of workspace
-// from its first 256-byte boundary on: cuBLASLt's plan where the call is delegated (found false:
-// a fused kernel runs).
-DelegatedGatedPlan gated_delegation(const GatedMlpArgs& args, const DeviceCaps& caps, std::size_t usable_bytes);
-
 }  // namespace epifuse::detail

@@ -1,10 +1,13 @@
 // Public entry points of the fused gated MLP: validate, read the stream's device, choose a
-// fused kernel or the delegated cuBLASLt + act·mul path, check the workspace, launch.
+// fused kernel or the delegated cuBLASLt + act·mul path (api/gated_path.hpp), check the
+// workspace, launch.
 #include "epifuse/gated_mlp.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "api/call.hpp"
+#include "api/gated_path.hpp"
 #include "dispatch/registry.hpp"
 
 namespace epifuse {
@@ -20,11 +23,6 @@ std::vector<NamedPointer> operand_pointers(const GatedMlpArgs& a) {
   return {{"x", a.x}, {"the weight", a.w.weight}, {"the bias", a.w.bias}, {"out", a.out}, {"the workspace", a.workspace}};
 }
 
-DelegatedGatedPlan gated_delegation(const GatedMlpArgs& args, const DeviceCaps& caps, std::size_t usable_bytes) {
-  if (!gated_delegation_pays(args, caps, compiled_keys())) return {};
-  return plan_delegated_gated(args, caps.device, usable_bytes);
-}
-
 }  // namespace detail
 
 Status gated_mlp_workspace_size(const GatedMlpArgs& args, cudaStream_t stream, std::size_t* bytes) {
@@ -33,14 +31,19 @@ Status gated_mlp_workspace_size(const GatedMlpArgs& args, cudaStream_t stream, s
   if (Status s = validate_gated_mlp_args(args); !s.ok() || args.M == 0) return s;
   detail::Call<GatedMlpArgs> call;
   if (Status s = detail::check_device(kOp, args, stream, &call.caps); !s.ok()) return s;
-  const detail::DelegatedGatedPlan delegated =
-      detail::gated_delegation(args, *call.caps, std::numeric_limits<std::size_t>::max());
-  if (delegated.found()) {
-    *bytes = delegated.workspace_bytes();
+  const detail::GatedPaths paths = detail::gated_paths(args, *call.caps, std::numeric_limits<std::size_t>::max(), true);
+  if (paths.delegated.found() && paths.rule_delegates && !detail::delegated_tuning_enabled()) {
+    *bytes = paths.delegated.workspace_bytes();
     return Status::success();
   }
-  if (Status s = detail::plan_call(kOp, args, &call, detail::Purpose::kWorkspaceQuery); !s.ok()) return s;
-  *bytes = call.workspace_bytes;
+  // Room for the fused kernel's first choice and, where the first launch may time it, the product.
+  const std::size_t delegated_bytes = paths.delegated.found() ? paths.delegated.workspace_bytes() : 0;
+  if (Status s = detail::plan_call(kOp, args, &call, detail::Purpose::kWorkspaceQuery); !s.ok()) {
+    if (!paths.rule_delegates || delegated_bytes == 0) return s;
+    *bytes = delegated_bytes;  // no fused kernel for the call: the delegated path alone
+    return Status::success();
+  }
+  *bytes = std::max(call.workspace_bytes, delegated_bytes);
   return Status::success();
 }
 
@@ -48,10 +51,20 @@ Status gated_mlp(const GatedMlpArgs& args, cudaStream_t stream) {
   if (Status s = validate_gated_mlp_args(args); !s.ok() || args.M == 0) return s;
   detail::Call<GatedMlpArgs> call;
   if (Status s = detail::check_device(kOp, args, stream, &call.caps); !s.ok()) return s;
-  const detail::DelegatedGatedPlan delegated = detail::gated_delegation(
-      args, *call.caps, detail::usable_delegated_workspace(args.workspace, args.workspace_bytes));
-  if (delegated.found()) return detail::run_delegated_gated(args, delegated, stream);
-  return detail::launch_planned(kOp, args, stream, &call);
+  const std::size_t usable = detail::usable_delegated_workspace(args.workspace, args.workspace_bytes);
+  detail::GatedPaths paths = detail::gated_paths(args, *call.caps, usable);
+  if (!paths.delegated.found()) return detail::launch_planned(kOp, args, stream, &call);
+  const detail::DeviceCaps* caps = call.caps;
+  auto run = [&](bool delegated, cudaStream_t s) {
+    if (delegated) {  // planned again: its first run chooses cuBLASLt's candidate for the cached plan
+      return detail::run_delegated_gated(args, detail::plan_delegated_gated(args, caps->device, usable), s);
+    }
+    detail::Call<GatedMlpArgs> fused;
+    fused.caps = caps;
+    return detail::launch_planned(kOp, args, s, &fused);
+  };
+  if (detail::times_gated_paths(paths, stream)) detail::time_gated_paths(&paths, run, stream);
+  return run(paths.runs_delegated(), stream);
 }
 
 }  // namespace epifuse

@@ -2,6 +2,7 @@
 #include "epifuse/tuning.hpp"
 
 #include "api/call.hpp"
+#include "api/gated_path.hpp"
 
 namespace epifuse {
 namespace {
@@ -68,9 +69,9 @@ Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optio
   detail::Call<GatedMlpArgs> call;
   if (Status s = detail::check_device("gated_mlp", args, stream, &call.caps); !s.ok()) return s;
   if (delegated != nullptr) {
-    *delegated = detail::gated_delegation(args, *call.caps,
-                                          detail::usable_delegated_workspace(args.workspace, args.workspace_bytes))
-                     .found();
+    *delegated = detail::gated_paths(args, *call.caps,
+                                     detail::usable_delegated_workspace(args.workspace, args.workspace_bytes))
+                     .runs_delegated();
   }
   if (Status s = detail::plan_call("gated_mlp", args, &call); !s.ok()) return s;
   *choice = call.choice;

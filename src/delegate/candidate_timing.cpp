@@ -110,4 +110,13 @@ CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStre
   return times;
 }
 
+bool stream_capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) {
+    cudaGetLastError();  // the legacy stream while another stream captures: not ours to report
+    return true;
+  }
+  return status != cudaStreamCaptureStatusNone;
+}
+
 }  // namespace epifuse::detail

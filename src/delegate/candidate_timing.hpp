@@ -42,4 +42,8 @@ struct CandidateTimes {
 // the host until the stream has finished every run; the stream must not be capturing.
 CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStream_t)>& run, cudaStream_t stream);
 
+// Whether work enqueued on `stream` now would be captured, not run: true also where CUDA cannot
+// say (the legacy stream while another stream captures), so that no timing starts there.
+bool stream_capturing(cudaStream_t stream);
+
 }  // namespace epifuse::detail

@@ -181,11 +181,6 @@ std::atomic<bool>& tuning_flag() {
   return on;
 }
 
-// EPIFUSE_DELEGATED_TUNING=log: each choice goes to stderr with every candidate's time.
-bool log_choices() {
-  static const bool log = tuning_setting() == "log";
-  return log;
-}
 
 int config_attribute(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attribute) {
   int value = 0;
@@ -221,20 +216,11 @@ cublasStatus_t matmul(const GemmArgs& args, cublasLtHandle_t handle, const Deleg
                         &call.d, &candidate.algo, workspace, workspace_bytes, stream);
 }
 
-bool capturing(cudaStream_t stream) {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) {
-    cudaGetLastError();  // the legacy stream while another stream captures: not ours to report
-    return true;
-  }
-  return status != cudaStreamCaptureStatusNone;
-}
-
 // The candidate a plan's first launch keeps (see run_delegated_gemm in the header).
 int choose_candidate(const GemmArgs& args, const DelegatedPlan& plan, cublasLtHandle_t handle, cudaStream_t stream) {
   const bool in_place = args.epilogue.residual == args.D && args.epilogue.beta != 0.0f;
   RelaxedCaptureMode relaxed;
-  if (!tuning_flag().load() || in_place || capturing(stream)) return 0;
+  if (!tuning_flag().load() || in_place || stream_capturing(stream)) return 0;
   const std::size_t workspace_bytes = plan.workspace_bytes();
   const auto start = std::chrono::steady_clock::now();
   const CandidateTimes times = time_candidates(
@@ -243,7 +229,7 @@ int choose_candidate(const GemmArgs& args, const DelegatedPlan& plan, cublasLtHa
         return matmul(args, handle, plan.candidates[i], workspace_bytes, s) == CUBLAS_STATUS_SUCCESS;
       },
       stream);
-  if (log_choices()) {
+  if (delegated_tuning_logged()) {
     log_choice(args, plan, times,
                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
@@ -299,6 +285,11 @@ std::size_t DelegatedPlan::workspace_bytes() const {
 }
 
 bool delegated_tuning_enabled() { return tuning_flag().load(); }
+
+bool delegated_tuning_logged() {
+  static const bool log = tuning_setting() == "log";
+  return log;
+}
 
 void set_delegated_tuning_enabled(bool enabled) { tuning_flag().store(enabled); }
 

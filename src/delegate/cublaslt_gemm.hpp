@@ -73,6 +73,8 @@ DelegatedPlan plan_delegated_product(const GemmArgs& product, std::size_t produc
 // Whether a plan's first launch times its candidates (see delegated_tuning() in epifuse/tuning.hpp).
 bool delegated_tuning_enabled();
 void set_delegated_tuning_enabled(bool enabled);
+// EPIFUSE_DELEGATED_TUNING=log: each choice goes to stderr with every candidate's time.
+bool delegated_tuning_logged();
 
 // Enqueues the planned cuBLASLt matmul on `stream` (on plan.device), with the caller's workspace.
 // At a plan's first launch it first chooses its candidate: with tuning on, outside stream capture

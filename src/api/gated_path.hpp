@@ -1,0 +1,61 @@
+// Which way a gated call runs where it can run both: epifuse's fused kernel or the delegated
+// cuBLASLt product + act·mul (delegate/cublaslt_gated.hpp). Dispatch's rule (gated_delegation_pays
+// in dispatch/select.hpp) names one. With tuning on (delegated_tuning() in epifuse/tuning.hpp), the
+// first eager launch of a call's key times both on the call's own operands, the rule's path first
+// (candidate_timing.hpp: a tie within 1 % keeps it), and the key keeps the faster. The rules were
+// fitted on catalogue MLPs and sweeps; on random shapes the fused kernel they chose ran 0.68-0.95x
+// cuBLASLt + act·mul at 13 of 200 draws, and the delegated path they chose lost to the fused
+// kernel at others (bench/results/grid/random-ebaf4aa/).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include <cuda_runtime_api.h>
+
+#include "delegate/cublaslt_gated.hpp"
+#include "dispatch/device_caps.hpp"
+#include "epifuse/gated_mlp.hpp"
+#include "epifuse/status.hpp"
+
+namespace epifuse::detail {
+
+// Where the rule keeps the fused kernel, a workspace query makes room for the fp32 product [M, 2N]
+// (so that the first launch can time the delegated path too) only where it takes no more bytes
+// than x (K >= 4N: narrow weights, long K) and at most 256 MiB. An MLP's gate/up (N > K) thus
+// asks for no more than before: the fused op's promise is that no [M, 2N] product is held, and
+// a chunked MLP's peak memory counts on it (python/tests/test_mlp_gpu.py). A caller whose
+// workspace holds the product anyway gets both paths timed at any shape.
+constexpr std::size_t kTimedProductMaxBytes = std::size_t{256} << 20;
+
+// The delegated product plan's identity and what else the act·mul side of the call depends on.
+using GatedPathKey = std::array<std::int64_t, 25>;
+
+struct GatedPaths {
+  DelegatedGatedPlan delegated;  // found: the call can run the delegated path
+  bool rule_delegates = false;   // dispatch's rule runs the delegated path
+  bool remembered = false;       // a first launch timed both paths for this key
+  bool remembered_delegates = false;
+  GatedPathKey key{};
+
+  // The path the call runs now: delegated where it can, and the key's timing (tuning on) or else
+  // the rule says so.
+  bool runs_delegated() const;
+};
+
+// For validated args with M > 0 on caps' device, without a forced kernel or with one (never
+// delegated), given `usable_bytes` of workspace from its first 256-byte boundary on; for a
+// workspace query (`query`), the paths it makes room for.
+GatedPaths gated_paths(const GatedMlpArgs& args, const DeviceCaps& caps, std::size_t usable_bytes, bool query = false);
+
+// Whether a launch of `paths` on `stream` times both first: tuning on, both paths runnable, the key
+// not timed yet, the stream not capturing.
+bool times_gated_paths(const GatedPaths& paths, cudaStream_t stream);
+
+// Times `run(delegated, stream)` for the fused path and the delegated one on `stream` (the host
+// waits) and remembers the faster for paths->key; keeps the rule's path where the timing fails.
+void time_gated_paths(GatedPaths* paths, const std::function<Status(bool, cudaStream_t)>& run, cudaStream_t stream);
+
+}  // namespace epifuse::detail
