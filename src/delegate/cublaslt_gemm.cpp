@@ -181,7 +181,6 @@ std::atomic<bool>& tuning_flag() {
   return on;
 }
 
-
 int config_attribute(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attribute) {
   int value = 0;
   std::size_t written = 0;
