@@ -47,6 +47,16 @@ std::size_t x_bytes(const GatedMlpArgs& args) {
   return static_cast<std::size_t>(args.M) * static_cast<std::size_t>(args.w.K) * dtype_bytes(args.x_dtype);
 }
 
+std::size_t weight_bytes(const GatedMlpArgs& args) {
+  return static_cast<std::size_t>(2 * args.w.N) * static_cast<std::size_t>(args.w.K) * dtype_bytes(args.w.dtype);
+}
+
+bool query_makes_room(const GatedMlpArgs& args) {
+  const std::size_t product = product_bytes(args);
+  return product <= kTimedProductMaxBytes &&
+         (product <= x_bytes(args) || product <= weight_bytes(args) / kTimedProductWeightShare);
+}
+
 }  // namespace
 
 bool GatedPaths::runs_delegated() const {
@@ -59,9 +69,7 @@ GatedPaths gated_paths(const GatedMlpArgs& args, const DeviceCaps& caps, std::si
   GatedPaths paths;
   if (args.kernel) return paths;
   paths.rule_delegates = gated_delegation_pays(args, caps, compiled_keys());
-  const std::size_t product = product_bytes(args);
-  const bool timed = delegated_tuning_enabled() &&
-                     (!query || (product <= kTimedProductMaxBytes && product <= x_bytes(args)));
+  const bool timed = delegated_tuning_enabled() && (!query || query_makes_room(args));
   if (!paths.rule_delegates && !timed) return paths;
   paths.delegated = plan_delegated_gated(args, caps.device, usable_bytes);
   if (!paths.delegated.found()) return paths;

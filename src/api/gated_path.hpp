@@ -24,11 +24,14 @@ namespace epifuse::detail {
 
 // Where the rule keeps the fused kernel, a workspace query makes room for the fp32 product [M, 2N]
 // (so that the first launch can time the delegated path too) only where it takes no more bytes
-// than x (K >= 4N: narrow weights, long K) and at most 256 MiB. An MLP's gate/up (N > K) thus
-// asks for no more than before: the fused op's promise is that no [M, 2N] product is held, and
-// a chunked MLP's peak memory counts on it (python/tests/test_mlp_gpu.py). A caller whose
-// workspace holds the product anyway gets both paths timed at any shape.
+// than x (K >= 4N: narrow weights, long K) or than an eighth of the weight the call reads anyway
+// (at most K/16 tokens of 16-bit operands: decode and small batches), and at most 256 MiB. A larger
+// batch of an MLP's gate/up (N > K) thus asks for no more than before: the fused op's promise is
+// that no [M, 2N] product is held, and a chunked MLP's peak memory counts on it
+// (python/tests/test_mlp_gpu.py). A caller whose workspace holds the product anyway gets both
+// paths timed at any shape.
 constexpr std::size_t kTimedProductMaxBytes = std::size_t{256} << 20;
+constexpr std::size_t kTimedProductWeightShare = 8;  // the product may take 1/8 of the weight's bytes
 
 // The delegated product plan's identity and what else the act·mul side of the call depends on.
 using GatedPathKey = std::array<std::int64_t, 25>;
