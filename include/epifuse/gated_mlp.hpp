@@ -27,9 +27,10 @@
 // the fused kernels were measured slower. With tuning on (tuning.hpp, the default), the first
 // launch of a shape whose workspace holds the product times both paths on its own operands and
 // the shape keeps the faster. The workspace query makes room for the product where the rule
-// delegates, or where it takes no more bytes than x (K >= 4N) or 1/8 of the weight (M <= K/16),
-// and at most 256 MiB: an MLP's gate/up (N > K) past K/16 tokens holds one only where the rule
-// delegates it. A forced kernel, or a workspace smaller than the product, runs a fused kernel.
+// delegates, or where it takes no more bytes than x (K >= 4N), or 1/8 of the weight on 17 to K/16
+// tokens with a weight larger than L2, and at most 256 MiB: an MLP's gate/up (N > K) holds one
+// only there or where the rule delegates it. A forced kernel, or a workspace smaller than the
+// product, runs a fused kernel.
 // selected_kernel() (tuning.hpp) says which runs.
 #pragma once
 

@@ -51,10 +51,11 @@ std::size_t weight_bytes(const GatedMlpArgs& args) {
   return static_cast<std::size_t>(2 * args.w.N) * static_cast<std::size_t>(args.w.K) * dtype_bytes(args.w.dtype);
 }
 
-bool query_makes_room(const GatedMlpArgs& args) {
-  const std::size_t product = product_bytes(args);
-  return product <= kTimedProductMaxBytes &&
-         (product <= x_bytes(args) || product <= weight_bytes(args) / kTimedProductWeightShare);
+bool query_makes_room(const GatedMlpArgs& args, const DeviceCaps& caps) {
+  const std::size_t product = product_bytes(args), weight = weight_bytes(args);
+  const bool weight_share = args.M >= kTimedProductMinTokens && weight > static_cast<std::size_t>(caps.l2_bytes) &&
+                            product <= weight / kTimedProductWeightShare;
+  return product <= kTimedProductMaxBytes && (product <= x_bytes(args) || weight_share);
 }
 
 }  // namespace
@@ -69,7 +70,7 @@ GatedPaths gated_paths(const GatedMlpArgs& args, const DeviceCaps& caps, std::si
   GatedPaths paths;
   if (args.kernel) return paths;
   paths.rule_delegates = gated_delegation_pays(args, caps, compiled_keys());
-  const bool timed = delegated_tuning_enabled() && (!query || query_makes_room(args));
+  const bool timed = delegated_tuning_enabled() && (!query || query_makes_room(args, caps));
   if (!paths.rule_delegates && !timed) return paths;
   paths.delegated = plan_delegated_gated(args, caps.device, usable_bytes);
   if (!paths.delegated.found()) return paths;

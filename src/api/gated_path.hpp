@@ -23,15 +23,22 @@
 namespace epifuse::detail {
 
 // Where the rule keeps the fused kernel, a workspace query makes room for the fp32 product [M, 2N]
-// (so that the first launch can time the delegated path too) only where it takes no more bytes
-// than x (K >= 4N: narrow weights, long K) or than an eighth of the weight the call reads anyway
-// (at most K/16 tokens of 16-bit operands: decode and small batches), and at most 256 MiB. A larger
-// batch of an MLP's gate/up (N > K) thus asks for no more than before: the fused op's promise is
-// that no [M, 2N] product is held, and a chunked MLP's peak memory counts on it
+// (so that the first launch can time the delegated path too) only where it takes at most 256 MiB
+// and no more bytes than x (K >= 4N: narrow weights, long K), or than an eighth of the weight
+// (at most K/16 tokens of 16-bit operands) on more than 16 tokens and a weight larger than L2:
+//   - at decode the two paths timed within a few % of each other either way (1x14336x4096: 9 of
+//     15 processes kept the delegated path, whose host cost per call is about twice the fused
+//     kernel's), and the grid's decode points moved by at most 1.1 %;
+//   - the timing reruns the call's own operands, so a weight that fits in L2 is read from it:
+//     17x8512x320, 7x4928x1920 and 3x30016x384 timed the delegated path faster and ran it
+//     1.04-1.05x slower with their weights from DRAM (bench/results/grid/random-5bb66c6/).
+// A larger batch of an MLP's gate/up (N > K) thus asks for no more than before: the fused op's
+// promise is that no [M, 2N] product is held, and a chunked MLP's peak memory counts on it
 // (python/tests/test_mlp_gpu.py). A caller whose workspace holds the product anyway gets both
 // paths timed at any shape.
 constexpr std::size_t kTimedProductMaxBytes = std::size_t{256} << 20;
 constexpr std::size_t kTimedProductWeightShare = 8;  // the product may take 1/8 of the weight's bytes
+constexpr std::int64_t kTimedProductMinTokens = 17;  // ... from this many tokens on
 
 // The delegated product plan's identity and what else the act·mul side of the call depends on.
 using GatedPathKey = std::array<std::int64_t, 25>;

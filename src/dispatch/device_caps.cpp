@@ -25,6 +25,7 @@ Status query(int device, DeviceCaps* caps) {
   caps->cc_minor = prop.minor;
   caps->sm_count = prop.multiProcessorCount;
   caps->name = prop.name;
+  caps->l2_bytes = prop.l2CacheSize;
   int memory_khz = 0, bus_bits = 0;
   if (cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device) == cudaSuccess &&
       cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) == cudaSuccess) {

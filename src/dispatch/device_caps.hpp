@@ -2,6 +2,7 @@
 // whether a compiled kernel serves it is dispatch's answer (select.hpp), not the query's.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -16,6 +17,7 @@ struct DeviceCaps {
   int sm_count = 0;
   std::string name;
   double dram_gbps = 0;  // peak DRAM bandwidth from the memory clock and bus width; 0: unknown
+  std::int64_t l2_bytes = 0;
 };
 
 // The checks every launch makes first, then the capabilities of `stream`'s device, queried once

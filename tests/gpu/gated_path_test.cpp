@@ -1,9 +1,10 @@
 // Where a gated call can run both its fused kernel and the delegated cuBLASLt + act·mul path, its
 // first eager launch times both and the shape keeps the faster (api/gated_path.hpp): the workspace
-// query makes room for both where the product is no larger than x or an eighth of the weight, every
-// launch passes the fp64 check, later launches and a CUDA graph captured after them repeat the kept
-// path bitwise, a first launch under capture takes the rule's path without timing, and with tuning
-// off the rule decides and the query asks only for its path.
+// query makes room for both where the product is no larger than x or (17 to K/16 tokens, a weight
+// larger than L2) an eighth of the weight, every launch passes the fp64 check, later launches and a
+// CUDA graph captured after them repeat the kept path bitwise, a first launch under capture takes
+// the rule's path without timing, and with tuning off the rule decides and the query asks only for
+// its path.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -60,8 +61,8 @@ std::vector<std::uint8_t> replay_and_download(GatedProblem& p, cudaStream_t stre
 // Random-suite draws (bench/results/grid/random-ebaf4aa/) the rule delegates: 473x448x4800 (its
 // fused kernel ran 0.55x cuBLASLt + act·mul) and 238x3776x2880 (the fused kernel 1.00x, the
 // delegated path 0.90x); 600x1024x8192, whose product takes no more bytes than x (K >= 4N), and
-// 5x2816x1536, an MLP's decode, whose product takes less than an eighth of the weight's bytes (5
-// tokens <= K/16), so that the query makes room for them whatever the rule says. Each shape occurs
+// 24x7168x3072, an MLP's small batch, whose product takes less than an eighth of its 88 MB weight
+// (24 tokens <= K/16), so that the query makes room for them whatever the rule says. Each shape occurs
 // in no other test, so its first launch here times both paths.
 TEST_F(GatedPaths, FirstLaunchTimesBothAndLaterLaunchesRepeatTheKeptPath) {
   ASSERT_TRUE(delegated_tuning()) << "tuning is on by default";
@@ -70,7 +71,7 @@ TEST_F(GatedPaths, FirstLaunchTimesBothAndLaterLaunchesRepeatTheKeptPath) {
   const GatedCase cases[] = {{473, 448, 4800, DType::kBF16, GatedActivation::kSwiGLU, true},
                              {238, 3776, 2880, DType::kBF16, GatedActivation::kGeGLUTanh, false},
                              {600, 1024, 8192, DType::kFP16, GatedActivation::kReGLU, true},
-                             {5, 2816, 1536, DType::kBF16, GatedActivation::kSwiGLU, false}};
+                             {24, 7168, 3072, DType::kBF16, GatedActivation::kSwiGLU, false}};
   for (const GatedCase& c : cases) {
     GatedProblem p(c, case_seed(c.name()));
     EXPECT_GE(p.args().workspace_bytes, product_bytes(c)) << c.name() << ": no room for the delegated path";
@@ -105,12 +106,14 @@ TEST_F(GatedPaths, FirstLaunchUnderCaptureTakesTheRulesPath) {
   EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
-// An MLP's gate/up (N > K) past K/16 tokens: the query asks for no room for the product, tuning on
-// or off. Tuning
+// An MLP's gate/up (N > K) past K/16 tokens, or at decode: the query asks for no room for the
+// product, tuning on or off. Tuning
 // off: the rule's path and only its workspace, whatever an earlier launch kept.
 TEST_F(GatedPaths, OffTakesTheRulesPath) {
   const GatedCase fused{266, 10624, 896, DType::kBF16, GatedActivation::kSwiGLU, false};
   EXPECT_LT(GatedProblem(fused, 1).args().workspace_bytes, product_bytes(fused)) << "tuning on";
+  const GatedCase decode{5, 14336, 4096, DType::kBF16, GatedActivation::kSwiGLU, false};
+  EXPECT_LT(GatedProblem(decode, 1).args().workspace_bytes, product_bytes(decode)) << "decode, tuning on";
   set_delegated_tuning(false);
   GatedProblem p(fused, case_seed(fused.name()));
   EXPECT_LT(p.args().workspace_bytes, product_bytes(fused));
