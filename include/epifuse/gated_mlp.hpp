@@ -30,8 +30,7 @@
 // delegates, or where it takes no more bytes than x (K >= 4N), or 1/8 of the weight on 17 to K/16
 // tokens with a weight larger than L2, and at most 256 MiB: an MLP's gate/up (N > K) holds one
 // only there or where the rule delegates it. A forced kernel, or a workspace smaller than the
-// product, runs a fused kernel.
-// selected_kernel() (tuning.hpp) says which runs.
+// product, runs a fused kernel. selected_kernel() (tuning.hpp) says which runs.
 #pragma once
 
 #include <cstddef>

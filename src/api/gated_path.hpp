@@ -38,7 +38,7 @@ namespace epifuse::detail {
 // paths timed at any shape.
 constexpr std::size_t kTimedProductMaxBytes = std::size_t{256} << 20;
 constexpr std::size_t kTimedProductWeightShare = 8;  // the product may take 1/8 of the weight's bytes
-constexpr std::int64_t kTimedProductMinTokens = 17;  // ... from this many tokens on
+constexpr std::int64_t kTimedProductMinTokens = 17;  // the weight share starts past decode's 16 tokens
 
 // The delegated product plan's identity and what else the act·mul side of the call depends on.
 using GatedPathKey = std::array<std::int64_t, 25>;

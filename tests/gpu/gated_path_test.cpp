@@ -62,8 +62,8 @@ std::vector<std::uint8_t> replay_and_download(GatedProblem& p, cudaStream_t stre
 // fused kernel ran 0.55x cuBLASLt + act·mul) and 238x3776x2880 (the fused kernel 1.00x, the
 // delegated path 0.90x); 600x1024x8192, whose product takes no more bytes than x (K >= 4N), and
 // 24x7168x3072, an MLP's small batch, whose product takes less than an eighth of its 88 MB weight
-// (24 tokens <= K/16), so that the query makes room for them whatever the rule says. Each shape occurs
-// in no other test, so its first launch here times both paths.
+// (24 tokens <= K/16), so that the query makes room for them whatever the rule says. Each shape
+// occurs in no other test, so its first launch here times both paths.
 TEST_F(GatedPaths, FirstLaunchTimesBothAndLaterLaunchesRepeatTheKeptPath) {
   ASSERT_TRUE(delegated_tuning()) << "tuning is on by default";
   cudaStream_t stream;
@@ -107,8 +107,8 @@ TEST_F(GatedPaths, FirstLaunchUnderCaptureTakesTheRulesPath) {
 }
 
 // An MLP's gate/up (N > K) past K/16 tokens, or at decode: the query asks for no room for the
-// product, tuning on or off. Tuning
-// off: the rule's path and only its workspace, whatever an earlier launch kept.
+// product, tuning on or off. Tuning off: the rule's path and only its workspace, whatever an
+// earlier launch kept.
 TEST_F(GatedPaths, OffTakesTheRulesPath) {
   const GatedCase fused{266, 10624, 896, DType::kBF16, GatedActivation::kSwiGLU, false};
   EXPECT_LT(GatedProblem(fused, 1).args().workspace_bytes, product_bytes(fused)) << "tuning on";
