@@ -207,7 +207,14 @@ bool gemm_bias_act_delegation_pays(const GemmArgs& args, const DeviceCaps& caps)
 }
 
 LaunchPlan launch_plan(const DeviceCaps& caps, const KernelChoice& choice) {
-  return {caps.device, caps.sm_count, choice.raster, choice.swizzle, choice.splits, choice.stream_k};
+  LaunchPlan plan;
+  plan.device = caps.device;
+  plan.sm_count = caps.sm_count;
+  plan.raster = choice.raster;
+  plan.swizzle = choice.swizzle;
+  plan.splits = choice.splits;
+  plan.stream_k = choice.stream_k;
+  return plan;
 }
 
 LaunchPlan launch_plan(const GemmArgs&, const DeviceCaps& caps, const KernelChoice& choice) {
