@@ -27,8 +27,8 @@ namespace epifuse::detail {
 // and no more bytes than x (K >= 4N: narrow weights, long K), or than an eighth of the weight
 // (at most K/16 tokens of 16-bit operands) on more than 16 tokens and a weight larger than L2:
 //   - at decode the two paths timed within a few % of each other either way (1x14336x4096: 9 of
-//     15 processes kept the delegated path, whose host cost per call is about twice the fused
-//     kernel's), and the grid's decode points moved by at most 1.1 %;
+//     15 first launches, in three processes, kept the delegated path, whose host cost per call
+//     was about twice the fused kernel's), and the grid's decode points moved by at most 1.1 %;
 //   - the timing reruns the call's own operands, so a weight that fits in L2 is read from it:
 //     17x8512x320, 7x4928x1920 and 3x30016x384 timed the delegated path faster and ran it
 //     1.04-1.05x slower with their weights from DRAM (bench/results/grid/random-5bb66c6/).
