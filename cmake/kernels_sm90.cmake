@@ -61,6 +61,11 @@ epifuse_kernel(OP gemm A fp16 D fp32 SCHEDULE cooperative TILE 128 128 64 EPILOG
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 256 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE pingpong TILE 128 128 64 CLUSTER 1 2)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB)
+# Up to 16 tokens where the 128x32 runs whole, a 16-token tile (sixteen_token_tile_pays). Swept at
+# decode and dropped (bench/results/tuning/issue9/decode-16-token-tile/): swapped pingpongs
+# 128x32x128 and 64x32x128 (0.97-1.05x and 0.93-1.11x the cooperative 128x32's time, 27 calls), a
+# cooperative 128x32x256 and a pingpong 64x32x256 (1.11-1.37x and 1.01-1.27x, 16 calls).
+epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 16 128 SWAP_AB)
 # Stream-K twins for narrow N (few weight tiles for the SMs) with a long K loop.
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 32 128 SWAP_AB DECOMPOSITION stream_k)
 epifuse_kernel(OP gated_mlp A bf16 SCHEDULE cooperative TILE 128 128 64 SWAP_AB DECOMPOSITION stream_k)

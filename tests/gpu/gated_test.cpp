@@ -146,7 +146,7 @@ std::vector<GatedCase> features() {
   cases.push_back({1500, 8320, 2112, DType::kBF16, kActivations[1], false});
   // Decode past one wave of swapped 128x32 tiles (148 weight tiles, K 2048): the stream-K twin as
   // dispatch picks it (one and two token tiles, a partial last one), whole tiles where the last wave
-  // is half full (2N / 128 = 232).
+  // is half full (2N / 128 = 232; on an H200 16-token ones at 5 tokens).
   for (const auto& [M, N] : {std::pair{1, 9472}, {29, 9472}, {37, 9472}, {5, 14848}}) {
     cases.push_back({M, N, 2048, DType::kBF16, kActivations[M % 4], M != 29});
   }
@@ -158,12 +158,21 @@ std::vector<GatedCase> features() {
   // Up to 8 tokens with K < 16384 where the packed weight's blocks of 16 rows fit one wave of the
   // warp-mma kernel's singles (528 on 132 SMs): on an H200 that kernel as dispatch picks it (320
   // and 528 blocks; 296 blocks with K 9984, where the 128x32 stream-K twin ran; in 4 K-loop shares
-  // on 48 blocks, where cuBLASLt + act·mul ran), the 128x32 kernel just past (529).
+  // on 48 blocks, where cuBLASLt + act·mul ran), the 128x16 kernel just past (529).
   cases.push_back({3, 2560, 4480, DType::kBF16, kActivations[3], true});
   cases.push_back({8, 4224, 2496, DType::kBF16, kActivations[0], false});
   cases.push_back({7, 2368, 9984, DType::kBF16, kActivations[2], true});
   cases.push_back({2, 384, 9216, DType::kBF16, kActivations[1], false});
   cases.push_back({5, 4232, 2496, DType::kBF16, kActivations[1], true});
+  // Up to 16 tokens where the swapped 128x32 would run whole tiles: on an H200 the swapped 128x16 as
+  // dispatch picks it (one full 16-token tile; 11 tokens clamped and scaled, x and out strided).
+  cases.push_back({16, 4232, 2496, DType::kBF16, kActivations[2], true});
+  GatedCase sixteen{11, 9472, 1152, DType::kBF16, kActivations[3], true};
+  sixteen.limit = 0.75f;
+  sixteen.scale = 0.3f;
+  sixteen.ldx_pad = 24;
+  sixteen.ldo_pad = 8;
+  cases.push_back(sixteen);
   // One 128-token tile past one wave of weight tiles with a short last wave (2N / 128 = 146, a last
   // wave of 14): the swapped 128x128 stream-K as dispatch picks it (a partial tile), and whole
   // pingpong tiles at K < 4096; at 65 tokens one 80-token tile.

@@ -499,7 +499,8 @@ GatedMlpArgs gated(std::int64_t M, std::int64_t N = 1000, std::int64_t K = 520, 
 // The shape classes of src/dispatch/sm90/gated_mlp_heuristics.cpp, and the fp16 fallbacks.
 TEST(GatedMlpHeuristics, PicksTheKernelOfEachShapeClass) {
   const std::pair<std::int64_t, const char*> expected[] = {
-      {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},      {32, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
+      {1, "sm90_gated_mlp_bf16_bf16_swap_coop_128x16x128_c1x1"},      {16, "sm90_gated_mlp_bf16_bf16_swap_coop_128x16x128_c1x1"},
+      {17, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},      {32, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1"},
       {33, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk"},
       {64, "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk"},
       // One 80-, 96- or 112-token tile up to 112 tokens (pingpong112_pays: 224 weight tiles, K 4096),
@@ -676,15 +677,16 @@ TEST(GatedMlpHeuristics, TokenTilesOf144To224) {
 TEST(GatedMlpHeuristics, WarpMmaRunsWithinOneWaveOfItsSingles) {
   const std::string warp_mma = "sm90_gated_mlp_bf16_bf16_swap_warpmma_16x8x64_c1x1";
   const std::string swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
+  const std::string swap16 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x16x128_c1x1";
   for (const std::int64_t M : {1, 8}) {
     EXPECT_EQ(launched(gated(M, 2560, 4480)), warp_mma) << M << ": 320 blocks, 70 steps";
     EXPECT_EQ(launched(gated(M, 4224, 2496)), warp_mma) << M << ": 528 blocks";
-    EXPECT_EQ(launched(gated(M, 4232, 2496)), swap32) << M << ": 529 blocks";
+    EXPECT_EQ(launched(gated(M, 4232, 2496)), swap16) << M << ": 529 blocks";
     EXPECT_EQ(launched(gated(M, 2368, 9984)), warp_mma) << M << ": 296 blocks, K below 16384";
     EXPECT_EQ(launched(gated(M, 2368, 16384)), swap32 + "_streamk") << M << ": K 16384";
-    EXPECT_EQ(launched(gated(M, 14336, 4096)), swap32) << M;
+    EXPECT_EQ(launched(gated(M, 14336, 4096)), swap16) << M;
   }
-  EXPECT_EQ(launched(gated(9, 2560, 4480)), swap32);
+  EXPECT_EQ(launched(gated(9, 2560, 4480)), swap16);
   EXPECT_EQ(launched(gated(2, 512, 15168)), warp_mma + " splits=2") << "64 blocks, 237 steps";
   EXPECT_EQ(launched(gated(2, 384, 9216)), warp_mma + " splits=4") << "48 blocks, 144 steps";
   GatedMlpArgs fp16 = gated(2, 2560, 4480, DType::kFP16);
@@ -693,12 +695,12 @@ TEST(GatedMlpHeuristics, WarpMmaRunsWithinOneWaveOfItsSingles) {
   DeviceCaps fewer_sms = hopper();
   fewer_sms.sm_count = 100;
   EXPECT_EQ(chosen_on(fewer_sms, gated(2, 3200, 4480)), warp_mma) << "400 blocks on 100 SMs";
-  EXPECT_EQ(chosen_on(fewer_sms, gated(2, 3208, 4480)), swap32) << "401 blocks";
+  EXPECT_EQ(chosen_on(fewer_sms, gated(2, 3208, 4480)), swap16) << "401 blocks";
   GatedMlpArgs forced_swap32 = gated(2, 2560, 4480);
   forced_swap32.kernel = KernelChoice{key_named(swap32)};
   EXPECT_EQ(launched(forced_swap32), swap32) << "a forced kernel stays";
   EXPECT_EQ(chosen_on(h100(), gated(2, 2560, 4480)), swap32) << "HBM3: not measured";
-  EXPECT_EQ(chosen(gated(2, 2560, 4480), without_warp_mma()), swap32) << "a build without it";
+  EXPECT_EQ(chosen(gated(2, 2560, 4480), without_warp_mma()), swap16) << "a build without it";
   EXPECT_TRUE(gated_delegation_pays(gated(1, 320, 9536), hopper(), without_warp_mma()));
   GatedMlpArgs forced = gated(9);
   forced.kernel = KernelChoice{key_named("sm90_gated_mlp_bf16_bf16_swap_warpmma_16x8x64_c1x1")};
@@ -715,12 +717,13 @@ TEST(GatedMlpHeuristics, WarpMmaRunsWithinOneWaveOfItsSingles) {
 // Narrow N: 32-token tiles up to 256 tokens where 128-row tiles would be few; stream-K below half a
 // wave where K >= 8192, and past one wave as in DecodeSharesAShortLastWave.
 TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
+  const char* swap16 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x16x128_c1x1";
   const char* swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
   const char* swap32_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk";
   const char* swap128_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk";
   EXPECT_EQ(chosen(gated(9, 320, 9536)), swap32_stream_k);
   EXPECT_EQ(chosen(gated(3, 9088, 31744)), swap32_stream_k);        // 142 tiles: a second wave of 10
-  EXPECT_EQ(chosen(gated(1, 14336, 4096)), swap32);                 // 224 tiles: a last wave of 92
+  EXPECT_EQ(chosen(gated(1, 14336, 4096)), swap16);                 // 224 tiles: a last wave of 92
   EXPECT_EQ(chosen(gated(1, 28672, 8192)), swap32_stream_k);        // 448 tiles: a last wave of 52
   EXPECT_EQ(chosen(gated(110, 256, 4992)), swap32);
   EXPECT_EQ(chosen(gated(128, 2048, 8192)), swap32);                // 128 tiles fill 97 %
@@ -746,19 +749,22 @@ TEST(GatedMlpHeuristics, NarrowWeightsFillTheSms) {
 // On HBM3e a last wave at least half full shares too where K >= 8192 and the waves are below 92 %
 // full (DecodeSharesTheLastTwoWavesWithALongK): Qwen2.5-72B and 2x13440x14336 below.
 TEST(GatedMlpHeuristics, DecodeSharesAShortLastWave) {
+  const char* swap16 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x16x128_c1x1";
   const char* swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
   const char* swap32_stream_k = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1_streamk";
   EXPECT_EQ(chosen(gated(1, 18944, 3584)), swap32_stream_k);  // Qwen2.5-7B: 296 tiles, last wave 32, 75 %
   EXPECT_EQ(chosen(gated(8, 17920, 5120)), swap32_stream_k);  // Phi-3 medium: 280, last 16, 71 %
   EXPECT_EQ(chosen(gated(32, 28672, 8192)), swap32_stream_k); // Llama-3 70B: 448, last 52, 84.8 %
   EXPECT_EQ(chosen(gated(33, 28672, 8192)), swap32);          // 896 tiles: a last wave of 104
-  EXPECT_EQ(chosen(gated(9, 14336, 3584)), swap32);           // Gemma-2 9B: 224, last 92
+  EXPECT_EQ(chosen(gated(9, 14336, 3584)), swap16);           // Gemma-2 9B: 224, last 92
+  EXPECT_EQ(chosen(gated(17, 14336, 3584)), swap32);          // past 16 tokens
   EXPECT_EQ(chosen(gated(1, 29568, 8192)), swap32_stream_k);  // Qwen2.5-72B: 462, last 66 (half), 87.5 % full
-  EXPECT_EQ(chosen(gated(1, 53248, 16384)), swap32);          // Llama-3 405B: 832, last 40, 90 %
-  EXPECT_EQ(chosen(gated(1, 8192, 2048)), swap32);            // Llama-3.2 1B: 128 tiles, one wave
+  EXPECT_EQ(chosen(gated(1, 53248, 16384)), swap16);          // Llama-3 405B: 832, last 40, 90 %
+  EXPECT_EQ(chosen(gated(1, 8192, 2048)), swap16);            // Llama-3.2 1B: 128 tiles, one wave
   EXPECT_EQ(chosen(gated(34, 4672, 6592)), swap32_stream_k);  // 146 tiles, last 14
-  EXPECT_EQ(chosen(gated(6, 26560, 1728)), swap32);           // 415 tiles, last 19, but K < 2048
-  EXPECT_EQ(chosen(gated(7, 13120, 3264)), swap32);           // 205 tiles, last 73
+  EXPECT_EQ(chosen(gated(6, 26560, 1728)), swap16);           // 415 tiles, last 19, but K < 2048
+  EXPECT_EQ(chosen(gated(7, 13120, 3264)), swap16);           // 205 tiles, last 73
+  EXPECT_EQ(chosen_on(epifuse::detail::h100(), gated(7, 13120, 3264)), swap32) << "not measured on HBM3";
   EXPECT_EQ(chosen(gated(2, 13440, 14336)), swap32_stream_k); // 210 tiles, last 78, K 14336
 }
 
@@ -766,17 +772,18 @@ TEST(GatedMlpHeuristics, DecodeSharesAShortLastWave) {
 // whole: on HBM3e at up to 64 tokens, with K >= 8192 and whole tiles filling their waves below 92 %,
 // the stream-K twin in the share-tail mode (the last two waves' tiles share their K loops).
 TEST(GatedMlpHeuristics, DecodeSharesTheLastTwoWavesWithALongK) {
+  const std::string swap16 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x16x128_c1x1";
   const std::string swap32 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x32x128_c1x1";
   const std::string shared = swap32 + "_streamk stream_k=share_tail";
   EXPECT_EQ(launched(gated(1, 12736, 62080)), shared) << "199 tiles, 75 %";
   EXPECT_EQ(launched(gated(5, 14336, 10432)), shared) << "224 tiles, 85 %";
   EXPECT_EQ(launched(gated(1, 14336, 8192)), shared) << "K 8192";
-  EXPECT_EQ(launched(gated(1, 14336, 4096)), swap32) << "Llama-3 8B: K under 8192";
-  EXPECT_EQ(launched(gated(5, 16448, 10944)), swap32) << "257 tiles, 97 %";
+  EXPECT_EQ(launched(gated(1, 14336, 4096)), swap16) << "Llama-3 8B: K under 8192";
+  EXPECT_EQ(launched(gated(5, 16448, 10944)), swap16) << "257 tiles, 97 %";
   EXPECT_EQ(launched(gated(3, 21120, 32896)), shared) << "330 tiles, 83 %";
   EXPECT_EQ(launched(gated(57, 10624, 45440)), shared) << "two token tiles: 332 tiles";
   EXPECT_EQ(launched(gated(3, 9088, 31744)), swap32 + "_streamk") << "142 tiles, last 10: the heuristic mode shares";
-  EXPECT_EQ(launched(gated(2, 8192, 49600)), swap32) << "128 tiles: one wave";
+  EXPECT_EQ(launched(gated(2, 8192, 49600)), swap16) << "128 tiles: one wave";
   const DeviceCaps h100 = epifuse::detail::h100();
   EXPECT_EQ(chosen_on(h100, gated(1, 12736, 62080)), swap32) << "not measured on HBM3";
   // Without the stream-K kernels among the candidates (a call without workspace): whole tiles.
@@ -843,9 +850,9 @@ TEST(GatedMlpHeuristics, StreamKSharesOneWaveWhereItPays) {
   EXPECT_EQ(launched(gated(3651, 256, 17088)), prefix + "swap_coop_128x128x64_c1x1_streamk");
   EXPECT_EQ(launched(gated(9, 320, 9536)), prefix + "swap_coop_128x32x128_c1x1_streamk");    // 5 tiles: shared either way
   EXPECT_EQ(launched(gated(3, 9088, 31744)), prefix + "swap_coop_128x32x128_c1x1_streamk");  // 142 tiles: past one wave
-  EXPECT_EQ(launched(gated(13, 4992, 31360)), prefix + "swap_coop_128x32x128_c1x1");         // 78 tiles: whole
+  EXPECT_EQ(launched(gated(13, 4992, 31360)), prefix + "swap_coop_128x16x128_c1x1");         // 78 tiles: whole
   EXPECT_EQ(launched(gated(2, 2368, 29888)), prefix + "swap_coop_128x32x128_c1x1_streamk");  // 37 tiles: shared
-  EXPECT_EQ(launched(gated(1, 6400, 11456)), prefix + "swap_coop_128x32x128_c1x1");          // 100 tiles: whole
+  EXPECT_EQ(launched(gated(1, 6400, 11456)), prefix + "swap_coop_128x16x128_c1x1");          // 100 tiles: whole
 }
 
 // At most 127 packed-weight tiles at 449-4096 tokens (129-4096 with K < 1792): the kernel the wave

@@ -6,7 +6,8 @@
 //              four per SM -> the warp-mma kernel in K-loop shares, ahead of the delegation too
 //              (warp_mma_fits_one_wave)
 //   M <= 64    -> swapped 128x32: packed weight rows on wgmma's 64-row side, the few tokens on
-//                 its N side
+//                 its N side; off HBM3 at up to 16 tokens, where it runs whole tiles, a swapped
+//                 128x16 (sixteen_token_tile_pays)
 //   M <= 256 with few weight tiles (fewer 128-row weight tiles times 128-token tiles than half
 //              the SMs) -> the same swapped 128x32, whose 32-token tiles fill more SMs
 //   M <= 80    -> swapped cooperative 128x80, cluster 2x1 along the weight
@@ -96,6 +97,7 @@ constexpr Configuration kSwapped32StreamK = {Schedule::kCooperative, {128, 32, 1
                                              Decomposition::kStreamK};
 constexpr Configuration kSwapped128StreamK = {Schedule::kCooperative, {128, 128, 64}, {1, 1}, true,
                                               Decomposition::kStreamK};
+constexpr Configuration kSwapped16 = {Schedule::kCooperative, {128, 16, 128}, {1, 1}, true};
 constexpr Configuration kSwapped64 = {Schedule::kCooperative, {128, 64, 128}, {1, 1}, true};
 constexpr Configuration kSwappedPingpong1x2 = {Schedule::kPingpong, {128, 128, 64}, {1, 2}, true};
 constexpr Configuration kSwappedPingpong96 = {Schedule::kPingpong, {128, 96, 64}, {1, 2}, true};
@@ -877,6 +879,18 @@ bool pingpong112_pays(const Configuration& c, const GatedMlpArgs& args, const De
          data_parallel_pingpong128(c) && !c.swap_ab && ceil_div(2 * args.w.N, 128) > caps.sm_count;
 }
 
+// A swapped cooperative 128x16 at up to 16 tokens where the rules run the swapped 128x32 whole.
+// H200, both forced at 1, 2, 4, 8 and 16 tokens on five weights (three catalogue MLPs, two random
+// draws; bench/results/tuning/issue9/decode-16-token-tile/): the 16-token tile took 0.89-0.99x the
+// 128x32's time at all 25 calls, 0.957x on geometric mean; Llama-3 8B at one token 64.9 -> 58.5 µs,
+// 91 % of the read bandwidth. The 128x32 ran one token 2-10 % slower than eight; the 16-token tile
+// did not (not profiled). Not measured on HBM3, nor where the stream-K twin runs.
+bool sixteen_token_tile_pays(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
+  const bool whole_swapped32 = c.schedule == kSwapped32.schedule && c.swap_ab && c.tile.m == 128 && c.tile.n == 32 &&
+                               c.cluster.m == 1 && c.cluster.n == 1 && c.decomposition == Decomposition::kDataParallel;
+  return whole_swapped32 && !has_hbm3(caps) && args.M <= kSwapped16.tile.n;
+}
+
 // CUTLASS's heuristic walks the tiles along the weight once the token tiles outnumber the weight's
 // clusters, so each row of token tiles reads the whole weight again. Where the token tiles are at
 // least twice the clusters (and there are 8 clusters or more, so the swizzle pads the grid little),
@@ -908,9 +922,10 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
   const Configuration ruled = cooperative || cooperative_mid_k ? kCooperative1x2
                               : swapped_tiles                  ? fewer_rows_of_160_or_224(args.M)
                                                                : by_shape;
-  const Configuration chosen = pingpong160_pays(ruled, args, caps)   ? kSwappedPingpong160
-                               : pingpong112_pays(ruled, args, caps) ? kSwappedPingpong112
-                                                                     : ruled;
+  const Configuration chosen = pingpong160_pays(ruled, args, caps)          ? kSwappedPingpong160
+                               : pingpong112_pays(ruled, args, caps)        ? kSwappedPingpong112
+                               : sixteen_token_tile_pays(ruled, args, caps) ? kSwapped16
+                                                                            : ruled;
   Configuration whole_tiles = chosen;  // where stream-K kernels are not candidates (no workspace)
   whole_tiles.decomposition = Decomposition::kDataParallel;
   // The 160-token kernel's whole tiles took 1.03-1.06x the 144-token tile's time where
