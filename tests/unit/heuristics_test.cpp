@@ -765,6 +765,11 @@ TEST(GatedMlpHeuristics, DecodeSharesAShortLastWave) {
   EXPECT_EQ(chosen(gated(6, 26560, 1728)), swap16);           // 415 tiles, last 19, but K < 2048
   EXPECT_EQ(chosen(gated(7, 13120, 3264)), swap16);           // 205 tiles, last 73
   EXPECT_EQ(chosen_on(epifuse::detail::h100(), gated(7, 13120, 3264)), swap32) << "not measured on HBM3";
+  std::vector<KernelKey> without_swap16;
+  for (const KernelKey& k : kernel_table()) {
+    if (name(k) != swap16) without_swap16.push_back(k);
+  }
+  EXPECT_EQ(chosen(gated(7, 13120, 3264), without_swap16), swap32) << "a build without the 16-token tile";
   EXPECT_EQ(chosen(gated(2, 13440, 14336)), swap32_stream_k); // 210 tiles, last 78, K 14336
 }
 
