@@ -451,8 +451,7 @@ bool shares_past_one_wave(const GatedMlpArgs& args, std::int64_t tiles, const De
 
 // The 128x32 stream-K twin that shares_past_one_wave chose, which launches in the share-tail mode.
 bool swapped32_shares_past_one_wave(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
-  return c.decomposition == Decomposition::kStreamK && c.swap_ab && c.tile.m == 128 && c.tile.n == 32 &&
-         shares_past_one_wave(args, output_tiles(c, args), caps);
+  return same_configuration(c, kSwapped32StreamK) && shares_past_one_wave(args, output_tiles(c, args), caps);
 }
 
 Configuration whole_or_stream_k(const GatedMlpArgs& args, std::int64_t tiles, const DeviceCaps& caps,
@@ -886,9 +885,7 @@ bool pingpong112_pays(const Configuration& c, const GatedMlpArgs& args, const De
 // 91 % of the read bandwidth. The 128x32 ran one token 2-10 % slower than eight; the 16-token tile
 // did not (not profiled). Not measured on HBM3, nor where the stream-K twin runs.
 bool sixteen_token_tile_pays(const Configuration& c, const GatedMlpArgs& args, const DeviceCaps& caps) {
-  const bool whole_swapped32 = c.schedule == kSwapped32.schedule && c.swap_ab && c.tile.m == 128 && c.tile.n == 32 &&
-                               c.cluster.m == 1 && c.cluster.n == 1 && c.decomposition == Decomposition::kDataParallel;
-  return whole_swapped32 && !has_hbm3(caps) && args.M <= kSwapped16.tile.n;
+  return same_configuration(c, kSwapped32) && !has_hbm3(caps) && args.M <= kSwapped16.tile.n;
 }
 
 // CUTLASS's heuristic walks the tiles along the weight once the token tiles outnumber the weight's

@@ -484,6 +484,12 @@ bool has_configuration(const KernelKey& key, const Configuration& c) {
          key.decomposition == c.decomposition;
 }
 
+bool same_configuration(const Configuration& a, const Configuration& b) {
+  return a.schedule == b.schedule && a.tile.m == b.tile.m && a.tile.n == b.tile.n && a.tile.k == b.tile.k &&
+         a.cluster.m == b.cluster.m && a.cluster.n == b.cluster.n && a.swap_ab == b.swap_ab &&
+         a.decomposition == b.decomposition;
+}
+
 Status choose(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates,
               KernelChoice* choice) {
   const std::optional<KernelChoice> swapped32 = swapped32_choice(args, candidates, caps.sm_count);

@@ -62,4 +62,7 @@ inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1
 // An sm90 key with configuration `c`.
 bool has_configuration(const KernelKey& key, const Configuration& c);
 
+// Configurations `a` and `b` alike in every field.
+bool same_configuration(const Configuration& a, const Configuration& b);
+
 }  // namespace epifuse::detail::sm90
