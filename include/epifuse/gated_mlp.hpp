@@ -30,7 +30,10 @@
 // delegates, or where it takes no more bytes than x (K >= 4N), or 1/8 of the weight on 17 to K/16
 // tokens with a weight larger than L2, and at most 256 MiB: an MLP's gate/up (N > K) holds one
 // only there or where the rule delegates it. A forced kernel, or a workspace smaller than the
-// product, runs a fused kernel. selected_kernel() (tuning.hpp) says which runs.
+// product, runs a fused kernel. At 321-352 tokens the first launch also times two 176-token
+// tiles (352 rows) beside the rules' pick, whose tiles compute 384, and the shape keeps the
+// faster; the workspace query makes room for their padded x. selected_kernel() (tuning.hpp) says
+// which runs.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // Public entry points of the fused gated MLP: validate, read the stream's device, choose a
-// fused kernel or the delegated cuBLASLt + act·mul path (api/gated_path.hpp), check the
-// workspace, launch.
+// fused kernel or the delegated cuBLASLt + act·mul path, or time them (api/gated_path.hpp), check
+// the workspace, launch.
 #include "epifuse/gated_mlp.hpp"
 
 #include <algorithm>
@@ -44,6 +44,15 @@ Status gated_mlp_workspace_size(const GatedMlpArgs& args, cudaStream_t stream, s
     return Status::success();
   }
   *bytes = std::max(call.workspace_bytes, delegated_bytes);
+  for (const KernelChoice& alternative : paths.alternatives) {  // timed at the first launch
+    GatedMlpArgs forced = args;
+    forced.kernel = alternative;
+    detail::Call<GatedMlpArgs> other;
+    other.caps = call.caps;
+    if (detail::plan_call(kOp, forced, &other, detail::Purpose::kWorkspaceQuery).ok()) {
+      *bytes = std::max(*bytes, other.workspace_bytes);
+    }
+  }
   return Status::success();
 }
 
@@ -53,18 +62,20 @@ Status gated_mlp(const GatedMlpArgs& args, cudaStream_t stream) {
   if (Status s = detail::check_device(kOp, args, stream, &call.caps); !s.ok()) return s;
   const std::size_t usable = detail::usable_delegated_workspace(args.workspace, args.workspace_bytes);
   detail::GatedPaths paths = detail::gated_paths(args, *call.caps, usable);
-  if (!paths.delegated.found()) return detail::launch_planned(kOp, args, stream, &call);
+  if (!paths.has_choice()) return detail::launch_planned(kOp, args, stream, &call);
   const detail::DeviceCaps* caps = call.caps;
-  auto run = [&](bool delegated, cudaStream_t s) {
-    if (delegated) {  // planned again: its first run chooses cuBLASLt's candidate for the cached plan
+  auto run = [&](const detail::GatedRun& way, cudaStream_t s) {
+    if (way.delegated) {  // planned again: its first run chooses cuBLASLt's candidate for the cached plan
       return detail::run_delegated_gated(args, detail::plan_delegated_gated(args, caps->device, usable), s);
     }
+    GatedMlpArgs fused_args = args;
+    fused_args.kernel = way.kernel;
     detail::Call<GatedMlpArgs> fused;
     fused.caps = caps;
-    return detail::launch_planned(kOp, args, s, &fused);
+    return detail::launch_planned(kOp, fused_args, s, &fused);
   };
   if (detail::times_gated_paths(paths, stream)) detail::time_gated_paths(&paths, run, stream);
-  return run(paths.runs_delegated(), stream);
+  return run(paths.run(), stream);
 }
 
 }  // namespace epifuse

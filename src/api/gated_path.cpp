@@ -18,25 +18,32 @@ std::mutex& paths_mutex() {
   return mutex;
 }
 
-// Per key: whether the delegated path timed faster.
-std::map<GatedPathKey, bool>& remembered_paths() {
-  static std::map<GatedPathKey, bool> cache;
+// Per key: the way that timed fastest.
+std::map<GatedPathKey, GatedRun>& remembered_paths() {
+  static std::map<GatedPathKey, GatedRun> cache;
   return cache;
 }
 
 std::int64_t address_mod_16(const void* p) { return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p) % 16); }
 
-GatedPathKey path_key(const GatedMlpArgs& args, const DelegatedGatedPlan& delegated) {
-  GatedPathKey key{};
-  std::size_t i = 0;
-  for (std::int64_t v : delegated.product.key) key[i++] = v;
-  key[i++] = args.ldo;
-  key[i++] = static_cast<std::int64_t>(args.out_dtype);
-  key[i++] = static_cast<std::int64_t>(args.activation);
-  key[i++] = args.w.bias != nullptr;
-  key[i++] = address_mod_16(args.out);
-  key[i++] = address_mod_16(args.w.bias);
-  return key;
+GatedPathKey path_key(const GatedMlpArgs& args, int device, bool delegated_found) {
+  return {device,
+          args.M,
+          args.N,
+          args.w.K,
+          args.ldx,
+          args.w.ld,
+          args.ldo,
+          static_cast<std::int64_t>(args.x_dtype),
+          static_cast<std::int64_t>(args.w.dtype),
+          static_cast<std::int64_t>(args.out_dtype),
+          static_cast<std::int64_t>(args.activation),
+          args.w.bias != nullptr,
+          address_mod_16(args.x),
+          address_mod_16(args.w.weight),
+          address_mod_16(args.out),
+          address_mod_16(args.w.bias),
+          delegated_found};
 }
 
 std::size_t product_bytes(const GatedMlpArgs& args) {
@@ -60,53 +67,70 @@ bool query_makes_room(const GatedMlpArgs& args, const DeviceCaps& caps) {
 
 }  // namespace
 
-bool GatedPaths::runs_delegated() const {
-  if (!delegated.found()) return false;
-  if (remembered && delegated_tuning_enabled()) return remembered_delegates;
-  return rule_delegates;
+GatedRun GatedPaths::run() const {
+  if (remembered && delegated_tuning_enabled() && (!remembered_run.delegated || delegated.found())) {
+    return remembered_run;
+  }
+  return {rule_delegates && delegated.found(), std::nullopt};
 }
 
 GatedPaths gated_paths(const GatedMlpArgs& args, const DeviceCaps& caps, std::size_t usable_bytes, bool query) {
   GatedPaths paths;
   if (args.kernel) return paths;
   paths.rule_delegates = gated_delegation_pays(args, caps, compiled_keys());
-  const bool timed = delegated_tuning_enabled() && (!query || query_makes_room(args, caps));
-  if (!paths.rule_delegates && !timed) return paths;
-  paths.delegated = plan_delegated_gated(args, caps.device, usable_bytes);
-  if (!paths.delegated.found()) return paths;
-  paths.key = path_key(args, paths.delegated);
+  const bool tuning = delegated_tuning_enabled();
+  if (tuning) paths.alternatives = gated_timed_alternatives(args, caps, compiled_keys());
+  if (paths.rule_delegates || (tuning && (!query || query_makes_room(args, caps)))) {
+    paths.delegated = plan_delegated_gated(args, caps.device, usable_bytes);
+  }
+  if (!paths.has_choice()) return paths;
+  paths.key = path_key(args, caps.device, paths.delegated.found());
   std::lock_guard<std::mutex> lock(paths_mutex());
   if (auto it = remembered_paths().find(paths.key); it != remembered_paths().end()) {
     paths.remembered = true;
-    paths.remembered_delegates = it->second;
+    paths.remembered_run = it->second;
   }
   return paths;
 }
 
 bool times_gated_paths(const GatedPaths& paths, cudaStream_t stream) {
-  return paths.delegated.found() && !paths.remembered && delegated_tuning_enabled() && !stream_capturing(stream);
+  return paths.has_choice() && !paths.remembered && delegated_tuning_enabled() && !stream_capturing(stream);
 }
 
-void time_gated_paths(GatedPaths* paths, const std::function<Status(bool, cudaStream_t)>& run, cudaStream_t stream) {
+namespace {
+
+std::string way_name(const GatedRun& way) {
+  if (way.delegated) return "delegated";
+  return way.kernel ? to_string(*way.kernel) : "the rules' fused kernel";
+}
+
+}  // namespace
+
+void time_gated_paths(GatedPaths* paths, const std::function<Status(const GatedRun&, cudaStream_t)>& run,
+                      cudaStream_t stream) {
   const auto start = std::chrono::steady_clock::now();
+  // The rule's way first, so that a tie keeps it.
+  std::vector<GatedRun> ways{paths->run()};
+  if (paths->delegated.found()) ways.push_back({!ways[0].delegated, std::nullopt});
+  for (const KernelChoice& k : paths->alternatives) ways.push_back({false, k});
   // The delegated path's first run chooses its cuBLASLt candidate (timed itself, the host waiting),
   // which must not happen behind the timing's closed gate.
-  if (!run(true, stream).ok()) return;
-  // Candidate 0 is the rule's path, so that a tie keeps it.
-  auto delegated_candidate = [&](int i) { return (i == 0) == paths->rule_delegates; };
+  if (paths->delegated.found() && !run({true, std::nullopt}, stream).ok()) return;
   const CandidateTimes times = time_candidates(
-      2, [&](int i, cudaStream_t s) { return run(delegated_candidate(i), s).ok(); }, stream);
-  const bool delegates = times.pick >= 0 ? delegated_candidate(times.pick) : paths->rule_delegates;
-  if (delegated_tuning_logged() && times.median_us.size() == 2) {
+      static_cast<int>(ways.size()), [&](int i, cudaStream_t s) { return run(ways[i], s).ok(); }, stream);
+  const GatedRun kept = times.pick >= 0 ? ways[times.pick] : ways[0];
+  if (delegated_tuning_logged() && times.median_us.size() == ways.size()) {
     const double host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    const int fused = delegated_candidate(0) ? 1 : 0;
-    std::fprintf(stderr, "[epifuse] gated path: fused %.2f us, delegated %.2f us; keeps %s; the choice took %.2f ms\n",
-                 times.median_us[fused], times.median_us[1 - fused], delegates ? "delegated" : "fused", host_ms);
+    std::string line = "[epifuse] gated ways:";
+    for (std::size_t i = 0; i < ways.size(); ++i) {
+      line += (i == 0 ? " " : ", ") + way_name(ways[i]) + " " + std::to_string(times.median_us[i]) + " us";
+    }
+    std::fprintf(stderr, "%s; keeps %s; the choice took %.2f ms\n", line.c_str(), way_name(kept).c_str(), host_ms);
   }
   paths->remembered = true;
-  paths->remembered_delegates = delegates;
+  paths->remembered_run = kept;
   std::lock_guard<std::mutex> lock(paths_mutex());
-  remembered_paths()[paths->key] = delegates;
+  remembered_paths()[paths->key] = kept;
 }
 
 }  // namespace epifuse::detail

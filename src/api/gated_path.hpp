@@ -1,17 +1,20 @@
-// Which way a gated call runs where it can run both: epifuse's fused kernel or the delegated
-// cuBLASLt product + act·mul (delegate/cublaslt_gated.hpp). Dispatch's rule (gated_delegation_pays
-// in dispatch/select.hpp) names one. With tuning on (delegated_tuning() in epifuse/tuning.hpp), the
-// first eager launch of a call's key times both on the call's own operands, the rule's path first
-// (candidate_timing.hpp: a tie within 1 % keeps it), and the key keeps the faster. The rules were
-// fitted on catalogue MLPs and sweeps; on random shapes the fused kernel they chose ran 0.68-0.95x
-// cuBLASLt + act·mul at 13 of 200 draws, and the delegated path they chose lost to the fused
-// kernel at others (bench/results/grid/random-ebaf4aa/).
+// Which way a gated call runs where it can run more than one: epifuse's fused kernel or the
+// delegated cuBLASLt product + act·mul (delegate/cublaslt_gated.hpp), and where dispatch names
+// them, other fused tilings (gated_timed_alternatives in dispatch/select.hpp). Dispatch's rules
+// name one. With tuning on (delegated_tuning() in epifuse/tuning.hpp), the first eager launch of a
+// call's key times every way on the call's own operands, the rules' first (candidate_timing.hpp:
+// a tie within 1 % keeps it), and the key keeps the fastest. The rules were fitted on catalogue
+// MLPs and sweeps; on random shapes the fused kernel they chose ran 0.68-0.95x cuBLASLt + act·mul
+// at 13 of 200 draws, and the delegated path they chose lost to the fused kernel at others
+// (bench/results/grid/random-ebaf4aa/).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -40,19 +43,31 @@ constexpr std::size_t kTimedProductMaxBytes = std::size_t{256} << 20;
 constexpr std::size_t kTimedProductWeightShare = 8;  // the product may take 1/8 of the weight's bytes
 constexpr std::int64_t kTimedProductMinTokens = 17;  // the weight share starts past decode's 16 tokens
 
-// The delegated product plan's identity and what else the act·mul side of the call depends on.
-using GatedPathKey = std::array<std::int64_t, 25>;
+// A call's shape, types, operand alignment and whether the delegated path can run: what the
+// timing's choice is kept for.
+using GatedPathKey = std::array<std::int64_t, 17>;
+
+// One way to run a gated call: the delegated path, or a fused kernel (the rules' pick, or `kernel`
+// forced).
+struct GatedRun {
+  bool delegated = false;
+  std::optional<KernelChoice> kernel;
+};
 
 struct GatedPaths {
-  DelegatedGatedPlan delegated;  // found: the call can run the delegated path
-  bool rule_delegates = false;   // dispatch's rule runs the delegated path
-  bool remembered = false;       // a first launch timed both paths for this key
-  bool remembered_delegates = false;
+  DelegatedGatedPlan delegated;            // found: the call can run the delegated path
+  std::vector<KernelChoice> alternatives;  // fused kernels timed beside the rules' (tuning on)
+  bool rule_delegates = false;             // dispatch's rule runs the delegated path
+  bool remembered = false;                 // a first launch timed the ways for this key
+  GatedRun remembered_run;
   GatedPathKey key{};
 
-  // The path the call runs now: delegated where it can, and the key's timing (tuning on) or else
-  // the rule says so.
-  bool runs_delegated() const;
+  // The way the call runs now: the key's timing (tuning on) or else the rule's, delegated only
+  // where it can.
+  GatedRun run() const;
+  bool runs_delegated() const { return run().delegated; }
+  // Whether the call has more than one way to run.
+  bool has_choice() const { return delegated.found() || !alternatives.empty(); }
 };
 
 // For validated args with M > 0 on caps' device, without a forced kernel or with one (never
@@ -60,12 +75,13 @@ struct GatedPaths {
 // workspace query (`query`), the paths it makes room for.
 GatedPaths gated_paths(const GatedMlpArgs& args, const DeviceCaps& caps, std::size_t usable_bytes, bool query = false);
 
-// Whether a launch of `paths` on `stream` times both first: tuning on, both paths runnable, the key
-// not timed yet, the stream not capturing.
+// Whether a launch of `paths` on `stream` times its ways first: tuning on, more than one way, the
+// key not timed yet, the stream not capturing.
 bool times_gated_paths(const GatedPaths& paths, cudaStream_t stream);
 
-// Times `run(delegated, stream)` for the fused path and the delegated one on `stream` (the host
-// waits) and remembers the faster for paths->key; keeps the rule's path where the timing fails.
-void time_gated_paths(GatedPaths* paths, const std::function<Status(bool, cudaStream_t)>& run, cudaStream_t stream);
+// Times `run(way, stream)` for every way of `paths` on `stream` (the host waits) and remembers the
+// fastest for paths->key; keeps the rule's way where the timing fails.
+void time_gated_paths(GatedPaths* paths, const std::function<Status(const GatedRun&, cudaStream_t)>& run,
+                      cudaStream_t stream);
 
 }  // namespace epifuse::detail

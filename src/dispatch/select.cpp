@@ -188,6 +188,16 @@ bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps, con
   return false;
 }
 
+std::vector<KernelChoice> gated_timed_alternatives(const GatedMlpArgs& args, const DeviceCaps& caps,
+                                                   const std::vector<KernelKey>& candidates) {
+  const std::optional<Arch> arch = kernel_arch(caps);
+  if (!arch) return {};
+  switch (*arch) {
+    case Arch::kSm90: return sm90::timed_alternatives(args, caps, candidates);
+  }
+  return {};
+}
+
 bool gemm_delegation_pays(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates) {
   const std::optional<Arch> arch = kernel_arch(caps);
   if (!arch) return true;

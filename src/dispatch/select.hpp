@@ -53,6 +53,12 @@ Status select(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std
 // device rather than one of `candidates` (never when a kernel is forced).
 bool gated_delegation_pays(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates);
 
+// For validated gated args: the fused kernels of `candidates` besides select()'s that the call's
+// first launch times where the rules cannot tell which tiling runs fastest (api/gated_path.hpp);
+// none where a kernel is forced.
+std::vector<KernelChoice> gated_timed_alternatives(const GatedMlpArgs& args, const DeviceCaps& caps,
+                                                   const std::vector<KernelKey>& candidates);
+
 // For validated GEMM args cuBLASLt expresses: whether cuBLASLt runs the call rather than one of
 // `candidates` (epifuse's own kernels).
 bool gemm_delegation_pays(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates);

@@ -4,9 +4,11 @@
 // larger than L2) an eighth of the weight, every launch passes the fp64 check, later launches and a
 // CUDA graph captured after them repeat the kept path bitwise, a first launch under capture takes
 // the rule's path without timing, and with tuning off the rule decides and the query asks only for
-// its path.
+// its path. At 321-352 tokens the same holds for two 176-token tiles timed beside the rules' tiling.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -103,6 +105,50 @@ TEST_F(GatedPaths, FirstLaunchUnderCaptureTakesTheRulesPath) {
   EXPECT_EQ(runs_delegated(p), rule_delegates) << "nothing timed under capture";
   set_delegated_tuning(false);
   EXPECT_TRUE(captured == launch_and_download(p, stream)) << "the rule's path, eager, differs from the graph";
+  EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+// At 321-352 tokens the first launch also times two 176-token tiles beside the rules' pick
+// (gated_timed_alternatives): every launch passes the fp64 check, selected_kernel names the kept
+// tiling (one of the two), later launches and a CUDA graph repeat it bitwise; a first launch
+// under capture runs the rules' pick untimed. Shapes no other test runs.
+TEST_F(GatedPaths, FirstLaunchTimesOtherTilingsAt321To352Tokens) {
+  cudaStream_t stream;
+  EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const GatedCase cases[] = {{330, 1024, 2048, DType::kBF16, GatedActivation::kSwiGLU, true},
+                             {344, 768, 1536, DType::kBF16, GatedActivation::kGeGLUTanh, false}};
+  for (const GatedCase& c : cases) {
+    GatedProblem p(c, case_seed(c.name()));
+    std::optional<KernelChoice> rules;
+    ASSERT_TRUE(selected_kernel(p.args(), nullptr, &rules).ok());
+    const std::vector<std::string> ways{to_string(*rules), "sm90_gated_mlp_bf16_bf16_swap_coop_128x176x64_c2x1"};
+    const GatedReport first = run_and_check_gated(p, stream);
+    EXPECT_TRUE(first.passed) << c.name() << ", first launch: " << first.text;
+    std::optional<KernelChoice> kept;
+    ASSERT_TRUE(selected_kernel(p.args(), nullptr, &kept).ok());
+    EXPECT_NE(std::find(ways.begin(), ways.end(), to_string(*kept)), ways.end()) << c.name() << ": " << to_string(*kept);
+    const GatedReport second = run_and_check_gated(p, stream);
+    EXPECT_TRUE(second.passed) << c.name() << ", second launch: " << second.text;
+    const std::vector<std::uint8_t> eager = launch_and_download(p, stream);
+    EXPECT_TRUE(eager == launch_and_download(p, stream)) << c.name() << ": later launches differ";
+    EXPECT_TRUE(eager == replay_and_download(p, stream)) << c.name() << ": the graph ran another tiling";
+  }
+  const GatedCase captured_first{331, 1024, 2048, DType::kBF16, GatedActivation::kSwiGLU, false};
+  GatedProblem q(captured_first, case_seed(captured_first.name()));
+  std::optional<KernelChoice> rules;
+  ASSERT_TRUE(selected_kernel(q.args(), nullptr, &rules).ok());
+  const std::vector<std::uint8_t> captured = replay_and_download(q, stream);
+  const GatedReport r = check_gated_output(q, q.out().data(), q.args().ldo);
+  EXPECT_TRUE(r.passed) << r.text;
+  std::optional<KernelChoice> after;
+  ASSERT_TRUE(selected_kernel(q.args(), nullptr, &after).ok());
+  EXPECT_EQ(to_string(*after), to_string(*rules)) << "nothing timed under capture";
+  GatedMlpArgs forced = q.args();
+  forced.kernel = rules;
+  q.poison_output();
+  ASSERT_TRUE(gated_mlp(forced, stream).ok());
+  EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+  EXPECT_TRUE(captured == q.out().download()) << "the graph ran another tiling than the rules' pick";
   EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 

@@ -1111,6 +1111,44 @@ TEST(GatedMlpHeuristics, PingpongTilesOf112Tokens) {
   EXPECT_EQ(chosen(gated(104, 18944, 3584), without112), pingpong);
 }
 
+// 321-352 tokens: the first launch times two 176-token tiles beside the rules' pick, never the
+// pick itself, nor a forced call, nor a kernel the build lacks.
+std::vector<std::string> alternatives(const GatedMlpArgs& a, const std::vector<KernelKey>& candidates = kernel_table()) {
+  std::vector<std::string> names;
+  for (const KernelChoice& c : gated_timed_alternatives(a, hopper(), candidates)) names.push_back(to_string(c));
+  return names;
+}
+
+TEST(GatedMlpHeuristics, TimesTwo176TokenTilesAt321To352Tokens) {
+  const std::string tiles176 = "sm90_gated_mlp_bf16_bf16_swap_coop_128x176x64_c2x1";
+  for (const std::int64_t M : {321, 330, 336, 337, 352}) {
+    EXPECT_EQ(alternatives(gated(M, 14336, 4096)), std::vector<std::string>{tiles176}) << M;
+    EXPECT_EQ(alternatives(gated(M, 28672, 8192)), std::vector<std::string>{tiles176}) << M;
+  }
+  for (const std::int64_t M : {1, 104, 176, 320, 353, 1024}) {
+    EXPECT_TRUE(alternatives(gated(M, 14336, 4096)).empty()) << M;
+  }
+  for (const std::int64_t M : {321, 336, 352}) {
+    for (const std::int64_t K : {256, 512, 1024, 4096}) {
+      for (const std::int64_t N : {256, 1024, 4096, 18944}) {
+        const GatedMlpArgs a = gated(M, N, K);
+        for (const std::string& other : alternatives(a)) {
+          EXPECT_NE(other, chosen(a)) << M << "x" << N << "x" << K << ": the rules' pick is timed first";
+        }
+      }
+    }
+  }
+  GatedMlpArgs forced = gated(330, 14336, 4096);
+  forced.kernel = KernelChoice{key_named(tiles176)};
+  EXPECT_TRUE(alternatives(forced).empty()) << "a forced kernel";
+  EXPECT_TRUE(alternatives(gated(330, 14336, 4096, DType::kFP16)).empty()) << "fp16 has no such kernel";
+  std::vector<KernelKey> without176;
+  for (const KernelKey& k : kernel_table()) {
+    if (name(k) != tiles176) without176.push_back(k);
+  }
+  EXPECT_TRUE(alternatives(gated(330, 14336, 4096), without176).empty());
+}
+
 // More than 4096 tokens: the wave model for narrow weights with K >= 32768, and the swapped pingpong
 // where the unswapped one's 1x2 cluster pads an odd count of weight tiles by 4 % or more.
 TEST(GatedMlpHeuristics, ManyTokensPadTheFewestTilesAndModelLongNarrowWeights) {

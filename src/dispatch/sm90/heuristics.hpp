@@ -26,6 +26,9 @@ Status choose(const GroupedGatedMlpArgs& args, const DeviceCaps& caps, const std
 
 // Whether the gated MLP runs cuBLASLt + act·mul rather than a fused kernel (no kernel forced).
 bool delegates(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates);
+// Fused kernels besides choose()'s that a gated call's first launch times (no kernel forced).
+std::vector<KernelChoice> timed_alternatives(const GatedMlpArgs& args, const DeviceCaps& caps,
+                                             const std::vector<KernelKey>& candidates);
 // Whether a GEMM cuBLASLt expresses runs cuBLASLt rather than one of `candidates`.
 bool delegates(const GemmArgs& args, const DeviceCaps& caps, const std::vector<KernelKey>& candidates);
 
