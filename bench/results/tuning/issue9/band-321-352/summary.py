@@ -126,7 +126,25 @@ def ab(folder, label):
                       f"time {new[k]['ours'] / old[k]['ours']:.3f}")
 
 
+def random_draws():
+    print("\n## random-run154: 24 fresh draws at 321-352 tokens (seed 20261241), dd9b7ec (new) and 8cc91e7 (old) in "
+          "turn, two passes")
+    for n in (1, 2):
+        new = shapes_of(from_tar("random-run154/band.tar.xz", f"band-new-{n}"))
+        old = shapes_of(from_tar("random-run154/band.tar.xz", f"band-old-{n}"))
+        keys = sorted(k for k in new if k in old)
+        r_old = [old[k]["base"] / old[k]["ours"] for k in keys]
+        r_new = [new[k]["base"] / new[k]["ours"] for k in keys]
+        print(f"- pass {n}, {len(keys)} draws: old geomean {geomean(r_old):.3f} min {min(r_old):.3f} below 0.95 "
+              f"{below(r_old, 0.95)}; new {geomean(r_new):.3f} min {min(r_new):.3f} below 0.95 {below(r_new, 0.95)}")
+        for k in keys:
+            if new[k]["kernel"] != old[k]["kernel"]:
+                print(f"    {k[0]}x{k[1]}x{k[2]}: old {old[k]['kernel']} -> new {new[k]['kernel']}, "
+                      f"time {new[k]['ours'] / old[k]['ours']:.3f}")
+
+
 if __name__ == "__main__":
     sweep()
     ab("first-build-run151", "first build (112- and 176-token tiles timed)")
     ab("ab-run152", "the committed rule (176-token tiles timed)")
+    random_draws()
