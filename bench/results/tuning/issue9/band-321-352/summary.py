@@ -44,15 +44,14 @@ def from_tar(name, prefix):
                 and m.name.endswith(".json")]
 
 
-def timing_lines(name):
+def timing_lines(name, build="new", marker="gated ways"):
     """The first launches' choices (EPIFUSE_DELEGATED_TUNING=log) in a run's logs."""
     with tarfile.open(HERE / name) as tar:
         for m in tar.getmembers():
-            if m.name.startswith("./band-new") or m.name.startswith("band-new"):
-                if m.name.endswith(".log"):
-                    for line in tar.extractfile(m).read().decode().splitlines():
-                        if "gated ways" in line:
-                            yield line
+            if m.name.lstrip("./").startswith(f"band-{build}") and m.name.endswith(".log"):
+                for line in tar.extractfile(m).read().decode().splitlines():
+                    if marker in line:
+                        yield m.name.lstrip("./"), line
 
 
 def span(xs):
@@ -105,7 +104,7 @@ def ab(folder, label):
         kept = new[k]["kernel"]
         tag = kept if kept in ("swap_coop_128x176x64_c2x1", "swap_pingpong_128x112x64_c2x1") else "unchanged"
         by_kept[tag].append(k)
-    lines = list(timing_lines(f"{folder}/band.tar.xz"))
+    lines = [line for _, line in timing_lines(f"{folder}/band.tar.xz")]
     fused_only = [float(re.search(r"took ([0-9.]+) ms", l).group(1)) for l in lines if "delegated" not in l]
     print(f"- first launches: {len(lines)} timed; without a delegated path the choice took {span(fused_only)} ms")
     for l in lines:
@@ -141,7 +140,18 @@ def random_draws():
             if new[k]["kernel"] != old[k]["kernel"]:
                 print(f"    {k[0]}x{k[1]}x{k[2]}: old {old[k]['kernel']} -> new {new[k]['kernel']}, "
                       f"time {new[k]['ours'] / old[k]['ours']:.3f}")
-
+    print("- the first launches of 348x10432x15616 (the GEMM 348x20864x15616): cuBLASLt's candidates for the "
+          "product alone, then the gated call's ways")
+    with tarfile.open(HERE / "random-run154/band.tar.xz") as tar:
+        for m in sorted(tar.getmembers(), key=lambda m: m.name):
+            if not m.name.endswith(".log"):
+                continue
+            lines = tar.extractfile(m).read().decode().splitlines()
+            for i, line in enumerate(lines[:-1]):
+                if "delegated 348x20864x15616" in line:
+                    product = re.search(r"#0 ([0-9.]+) us", line).group(1)
+                    print(f"    {m.name.lstrip('./')}: product #0 {float(product):.1f} us; "
+                          f"{lines[i + 1].replace(PREFIX, '')[:150]}")
 
 if __name__ == "__main__":
     sweep()
