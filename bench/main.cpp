@@ -44,7 +44,7 @@ struct CommonOptions {
   std::string model, json_path, csv_path;
   std::vector<std::int64_t> tokens;
   bool check = true, sweep = false, sweep_knobs = false, quick = false, graphs = false, grid = false;
-  int grid_every = 1, random = 0;
+  int grid_every = 1, grid_offset = 0, random = 0;
   std::int64_t graphs_up_to = 256, m_min = 1, m_max = 16384;
   std::uint64_t seed = 1;
 
@@ -59,6 +59,9 @@ struct CommonOptions {
     cmd->add_option("--models", grid_models, "--grid over these catalogue models only")->delimiter(',');
     cmd->add_flag("--grid", grid, "every catalogue model's GEMMs on the dense token grid (M, M + 1, M - 3)");
     cmd->add_option("--grid-every", grid_every, "--grid with one base token count in this many")->check(CLI::PositiveNumber);
+    cmd->add_option("--grid-offset", grid_offset,
+                    "--grid-every's first base token count (0 to every - 1; the offsets together cover the grid)")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_option("--random", random, "this many random shapes (N, K multiples of 64 in [256, 65536], M in [1, 16384])")
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--seed", seed, "seed of --random's draws");
@@ -92,9 +95,12 @@ struct CommonOptions {
         throw CLI::ValidationError("--model", e.what());
       }
     }
+    if (grid_offset >= grid_every) {
+      throw CLI::ValidationError("--grid-offset", "must be less than --grid-every (" + std::to_string(grid_every) + ")");
+    }
     if (grid) {
       try {
-        const std::vector<Shape> g = grid_shapes(suite.gated_model_gemms, grid_models, grid_every);
+        const std::vector<Shape> g = grid_shapes(suite.gated_model_gemms, grid_models, grid_every, grid_offset);
         out.insert(out.end(), g.begin(), g.end());
       } catch (const std::invalid_argument& e) {
         throw CLI::ValidationError("--models", e.what());

@@ -53,7 +53,7 @@ std::vector<Shape> model_shapes(const std::string& model_key, bool gated, const 
   return shapes;
 }
 
-std::vector<std::int64_t> grid_tokens(int every) {
+std::vector<std::int64_t> grid_tokens(int every, int offset) {
   std::vector<std::int64_t> base;
   for (std::int64_t m = 8; m <= 256; m += 8) base.push_back(m);
   constexpr double kRatio = 1.08;
@@ -62,7 +62,8 @@ std::vector<std::int64_t> grid_tokens(int every) {
   }
   base.push_back(16384);
   std::set<std::int64_t> tokens = {1};
-  for (std::size_t i = 0; i < base.size(); i += static_cast<std::size_t>(std::max(every, 1))) {
+  const std::size_t step = static_cast<std::size_t>(std::max(every, 1));
+  for (std::size_t i = static_cast<std::size_t>(std::clamp(offset, 0, std::max(every, 1) - 1)); i < base.size(); i += step) {
     for (std::int64_t m : {base[i], base[i] + 1, base[i] - 3}) {
       if (m >= 1) tokens.insert(m);
     }
@@ -70,7 +71,7 @@ std::vector<std::int64_t> grid_tokens(int every) {
   return {tokens.begin(), tokens.end()};
 }
 
-std::vector<Shape> grid_shapes(bool gated, const std::vector<std::string>& models, int every) {
+std::vector<Shape> grid_shapes(bool gated, const std::vector<std::string>& models, int every, int offset) {
   std::vector<std::string> keys = models;
   if (keys.empty()) {
     for (const std::string& k : plan::model_keys()) {
@@ -80,7 +81,7 @@ std::vector<Shape> grid_shapes(bool gated, const std::vector<std::string>& model
   }
   std::vector<Shape> shapes;
   for (const std::string& k : keys) {
-    for (Shape s : model_shapes(k, gated, grid_tokens(every))) {
+    for (Shape s : model_shapes(k, gated, grid_tokens(every, offset))) {
       s.suite = "grid";
       shapes.push_back(s);
     }

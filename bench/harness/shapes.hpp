@@ -27,11 +27,12 @@ std::vector<Shape> model_shapes(const std::string& model_key, bool gated, const 
 
 // The dense token grid: every multiple of 8 up to 256, then a geometric sequence of ratio <= 1.08
 // up to 16384, and beside each of those base values M + 1 and M - 3 (odd M, partial tiles).
-// `every` keeps one base value in `every` (a thinner grid for a time-limited run).
-std::vector<std::int64_t> grid_tokens(int every = 1);
+// `every` keeps one base value in `every` (a thinner grid for a time-limited run), from the
+// `offset`-th on (0 to every - 1): the offsets together cover the whole grid.
+std::vector<std::int64_t> grid_tokens(int every = 1, int offset = 0);
 
 // The grid over the GEMMs of `models` (every dense catalogue model when empty), suite "grid".
-std::vector<Shape> grid_shapes(bool gated, const std::vector<std::string>& models, int every);
+std::vector<Shape> grid_shapes(bool gated, const std::vector<std::string>& models, int every, int offset = 0);
 
 // `count` random shapes, suite "random": N and K multiples of 64, log-uniform in [256, 65536];
 // M log-uniform in [1, 16384]; the weight ([N, K], or [2N, K] gated, bf16) at most 4 GB.

@@ -31,9 +31,9 @@
 // tokens with a weight larger than L2, and at most 256 MiB: an MLP's gate/up (N > K) holds one
 // only there or where the rule delegates it. A forced kernel, or a workspace smaller than the
 // product, runs a fused kernel. At 321-352 tokens the first launch also times two 176-token
-// tiles (352 rows) beside the rules' pick, whose tiles compute 384, and the shape keeps the
-// faster; the workspace query makes room for their padded x. selected_kernel() (tuning.hpp) says
-// which runs.
+// tiles (352 rows) beside the rules' pick (on most weights 96-token pairs or 128-row tiles, 384
+// rows), and the shape keeps the fastest; the workspace query covers them too. selected_kernel()
+// (tuning.hpp) says which runs.
 #pragma once
 
 #include <cstddef>

@@ -44,7 +44,7 @@ constexpr std::size_t kTimedProductWeightShare = 8;  // the product may take 1/8
 constexpr std::int64_t kTimedProductMinTokens = 17;  // the weight share starts past decode's 16 tokens
 
 // A call's shape, types, operand alignment and whether the delegated path can run: what the
-// timing's choice is kept for.
+// timing's choice is kept for (for any workspace that admits those ways).
 using GatedPathKey = std::array<std::int64_t, 17>;
 
 // One way to run a gated call: the delegated path, or a fused kernel (the rules' pick, or `kernel`
@@ -65,7 +65,6 @@ struct GatedPaths {
   // The way the call runs now: the key's timing (tuning on) or else the rule's, delegated only
   // where it can.
   GatedRun run() const;
-  bool runs_delegated() const { return run().delegated; }
   // Whether the call has more than one way to run.
   bool has_choice() const { return delegated.found() || !alternatives.empty(); }
 };

@@ -1147,6 +1147,14 @@ TEST(GatedMlpHeuristics, TimesTwo176TokenTilesAt321To352Tokens) {
     if (name(k) != tiles176) without176.push_back(k);
   }
   EXPECT_TRUE(alternatives(gated(330, 14336, 4096), without176).empty());
+  // The GPU test's shapes (tests/gpu/gated_path_test.cpp): the rule delegates the first only.
+  EXPECT_TRUE(gated_delegation_pays(gated(330, 1024, 2048), hopper(), kernel_table()));
+  for (const GatedMlpArgs& a : {gated(330, 1024, 2048), gated(344, 768, 1536), gated(330, 8192, 1024), gated(331, 8192, 1024)}) {
+    EXPECT_EQ(alternatives(a), std::vector<std::string>{tiles176}) << a.M << "x" << a.N << "x" << a.w.K;
+  }
+  for (const GatedMlpArgs& a : {gated(344, 768, 1536), gated(330, 8192, 1024), gated(331, 8192, 1024)}) {
+    EXPECT_FALSE(gated_delegation_pays(a, hopper(), kernel_table())) << a.M << "x" << a.N << "x" << a.w.K;
+  }
 }
 
 // More than 4096 tokens: the wave model for narrow weights with K >= 32768, and the swapped pingpong
