@@ -96,7 +96,8 @@ struct CommonOptions {
       }
     }
     if (grid_offset >= grid_every) {
-      throw CLI::ValidationError("--grid-offset", "must be less than --grid-every (" + std::to_string(grid_every) + ")");
+      throw CLI::ValidationError("--grid-offset",
+                                 "must be less than --grid-every (" + std::to_string(grid_every) + ")");
     }
     if (grid) {
       try {

@@ -63,7 +63,8 @@ std::vector<std::int64_t> grid_tokens(int every, int offset) {
   base.push_back(16384);
   std::set<std::int64_t> tokens = {1};
   const std::size_t step = static_cast<std::size_t>(std::max(every, 1));
-  for (std::size_t i = static_cast<std::size_t>(std::clamp(offset, 0, std::max(every, 1) - 1)); i < base.size(); i += step) {
+  const std::size_t first = static_cast<std::size_t>(std::clamp(offset, 0, std::max(every, 1) - 1));
+  for (std::size_t i = first; i < base.size(); i += step) {
     for (std::int64_t m : {base[i], base[i] + 1, base[i] - 3}) {
       if (m >= 1) tokens.insert(m);
     }

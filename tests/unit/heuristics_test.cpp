@@ -1149,7 +1149,8 @@ TEST(GatedMlpHeuristics, TimesTwo176TokenTilesAt321To352Tokens) {
   EXPECT_TRUE(alternatives(gated(330, 14336, 4096), without176).empty());
   // The GPU test's shapes (tests/gpu/gated_path_test.cpp): the rule delegates the first only.
   EXPECT_TRUE(gated_delegation_pays(gated(330, 1024, 2048), hopper(), kernel_table()));
-  for (const GatedMlpArgs& a : {gated(330, 1024, 2048), gated(344, 768, 1536), gated(330, 8192, 1024), gated(331, 8192, 1024)}) {
+  for (const GatedMlpArgs& a :
+       {gated(330, 1024, 2048), gated(344, 768, 1536), gated(330, 8192, 1024), gated(331, 8192, 1024)}) {
     EXPECT_EQ(alternatives(a), std::vector<std::string>{tiles176}) << a.M << "x" << a.N << "x" << a.w.K;
   }
   for (const GatedMlpArgs& a : {gated(344, 768, 1536), gated(330, 8192, 1024), gated(331, 8192, 1024)}) {

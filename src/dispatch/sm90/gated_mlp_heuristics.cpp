@@ -948,15 +948,16 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
 
 // 321-352 tokens: besides the rules' pick, two cooperative 176-token tiles (352 rows), timed at the
 // call's first launch (api/gated_path.hpp). The 96-token pairs and the 128-row tiles the rules pick
-// there on most weights compute 384 rows (the wave model's weights may take other tiles). H200 (bench/results/tuning/issue9/band-321-352/): forced beside them at
-// 321-336 tokens on eight catalogue MLPs and two random draws (50 calls), the 176-token tiles won on
-// Llama-3.2 3B, Llama-3 70B and Qwen2.5-72B (0.91-1.01 of cuBLASLt + act·mul where the pairs ran
-// 0.87-0.93) and on the two draws, lost on Llama-3 8B, Gemma-2 9B, Phi-3 medium and Qwen2.5-7B
-// (0.80-0.96 against 0.88-1.02), and tied on Llama-3.2 1B; neither the padding, the tiles' waves
-// nor the wave model above told them apart. Three 112-token tiles (336 rows) were timed too in a
-// first build: its first launches kept them at eight calls (321 tokens on Llama-3.2 1B and 3B,
-// 321-336 on Phi-3 medium and Qwen2.5-7B), which the bench then ran in 0.99-1.05x the time of the
-// build before, so they are not candidates.
+// there on most weights compute 384 rows (the wave model's weights may take other tiles). H200
+// (bench/results/tuning/issue9/band-321-352/): forced beside them at 321-336 tokens on eight
+// catalogue MLPs and two random draws (50 calls), the 176-token tiles won on Llama-3.2 3B, Llama-3
+// 70B and Qwen2.5-72B (0.91-1.01 of cuBLASLt + act·mul where the pairs ran 0.87-0.93) and on the
+// two draws, lost on Llama-3 8B, Gemma-2 9B, Phi-3 medium and Qwen2.5-7B (0.80-0.96 against
+// 0.88-1.02), and tied on Llama-3.2 1B; neither the padding, the tiles' waves nor the wave model
+// above told them apart. Three 112-token tiles (336 rows) were timed too in a first build: its
+// first launches kept them at eight calls (321 tokens on Llama-3.2 1B and 3B, 321-336 on Phi-3
+// medium and Qwen2.5-7B), which the bench then ran in 0.99-1.05x the time of the build before, so
+// they are not candidates.
 constexpr std::int64_t kTimedTilingsMinTokens = 321;
 constexpr std::int64_t kTimedTilingsMaxTokens = 352;
 
