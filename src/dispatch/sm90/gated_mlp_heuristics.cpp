@@ -953,7 +953,7 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
 // catalogue MLPs and two random draws (50 calls), the 176-token tiles won on Llama-3.2 3B, Llama-3
 // 70B and Qwen2.5-72B (0.91-1.01 of cuBLASLt + act·mul where the pairs ran 0.87-0.93) and on the
 // two draws, lost on Llama-3 8B, Gemma-2 9B, Phi-3 medium and Qwen2.5-7B (0.80-0.96 against
-// 0.88-1.02), and tied on Llama-3.2 1B; neither the padding, the tiles' waves nor the wave model
+// 0.88-1.02), and were mixed on Llama-3.2 1B; neither the padding, the tiles' waves nor the wave model
 // above told them apart. Three 112-token tiles (336 rows) were timed too in a first build: its
 // first launches kept them at eight calls (321 tokens on Llama-3.2 1B and 3B, 321-336 on Phi-3
 // medium and Qwen2.5-7B), which the bench then ran in 0.99-1.05x the time of the build before, so
