@@ -66,25 +66,31 @@ CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStre
     if (!sizing.run_us(i, &us)) return times;
     if (usable[i]) pass_us += us;
   }
-  const int runs = pass_us > 0.0 ? std::clamp(static_cast<int>(1000.0 * kTimingBudgetMs / pass_us), kMinTimedRuns,
-                                              kMaxTimedRuns)
-                                 : kMaxTimedRuns;
+  const int runs = 2 * (pass_us > 0.0 ? std::clamp(static_cast<int>(500.0 * kTimingBudgetMs / pass_us),
+                                                   kMinTimedRuns / 2, kMaxTimedRuns / 2)
+                                        : kMaxTimedRuns / 2);
 
-  // Timed runs, all enqueued behind a closed gate and released together.
+  // Timed runs, all enqueued behind a closed gate and released together: half of each
+  // candidate's in the first pass, the rest in the second, which walks the candidates backwards.
   std::vector<RunEvents> timed(count);
+  for (int i = 0; i < count; ++i) {
+    if (usable[i] && !timed[i].create(runs)) return times;
+  }
   cudaEvent_t last = sizing.end(count - 1);
   {
     StreamGate gate;
     gate.close(stream);
-    for (int i = 0; i < count; ++i) {
-      if (!usable[i]) continue;
-      if (!timed[i].create(runs)) return times;
-      usable[i] = run(i, stream);  // untimed: the candidate follows itself from here on
-      for (int r = 0; r < runs && usable[i]; ++r) {
-        if (cudaEventRecord(timed[i].start(r), stream) != cudaSuccess) return times;
-        usable[i] = run(i, stream);
-        if (cudaEventRecord(timed[i].end(r), stream) != cudaSuccess) return times;
-        last = timed[i].end(r);
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int n = 0; n < count; ++n) {
+        const int i = pass == 0 ? n : count - 1 - n;
+        if (!usable[i]) continue;
+        usable[i] = run(i, stream);  // untimed: the candidate follows itself from here on
+        for (int r = pass * runs / 2; r < (pass + 1) * runs / 2 && usable[i]; ++r) {
+          if (cudaEventRecord(timed[i].start(r), stream) != cudaSuccess) return times;
+          usable[i] = run(i, stream);
+          if (cudaEventRecord(timed[i].end(r), stream) != cudaSuccess) return times;
+          last = timed[i].end(r);
+        }
       }
     }
   }

@@ -25,9 +25,10 @@ constexpr double kCandidateTieFactor = 1.01;
 // StreamGate, so that they run back to back on the device: launched one at a time, every
 // candidate of calls that take 6-8 us in a CUDA graph timed alike at 11-13 us, the host's launch
 // gaps (H100, 1 x 1024 x 1280 and six more shapes, bench/results/tuning/issue9/delegated-tuning/
-// gate-h100/).
+// gate-h100/). The runs are split into two passes over the candidates, the second in reverse
+// order, so that a clock still rising after an idle host favours no candidate by its place.
 constexpr float kTimingBudgetMs = 2.0f;
-constexpr int kMinTimedRuns = 3;
+constexpr int kMinTimedRuns = 4;
 constexpr int kMaxTimedRuns = 10;
 
 struct CandidateTimes {
@@ -36,7 +37,7 @@ struct CandidateTimes {
 };
 
 // Runs every candidate i in [0, count) as `run(i, stream)`: a sizing pass of one run each, then
-// per candidate an untimed run and its timed runs, with CUDA events around every run; waits for
+// two passes (the second in reverse order) of, per candidate, an untimed run and half its timed runs, with CUDA events around every run; waits for
 // the stream and picks the first candidate within kCandidateTieFactor of the fastest median.
 // `run` returns false where candidate i could not be enqueued; that candidate is left out. Blocks
 // the host until the stream has finished every run; the stream must not be capturing.

@@ -4,11 +4,12 @@
 // larger than L2) an eighth of the weight, every launch passes the fp64 check, later launches and a
 // CUDA graph captured after them repeat the kept path bitwise, a first launch under capture takes
 // the rule's path without timing, and with tuning off the rule decides and the query asks only for
-// its path. At 321-352 tokens the same holds for two 176-token tiles timed beside the rules' tiling.
+// its path. At 321-352 and 577-768 tokens the same holds for the tilings timed beside the rules' one.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -108,23 +109,32 @@ TEST_F(GatedPaths, FirstLaunchUnderCaptureTakesTheRulesPath) {
   EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
-// At 321-352 tokens the first launch also times two 176-token tiles beside the rules' way
-// (gated_timed_alternatives): every launch passes the fp64 check, the kept way is the rules' fused
-// pick, the 176-token tiles or (330x1024x2048, which the rule delegates) the delegated path, and
-// later launches and a CUDA graph captured after them repeat its bits. A first launch under capture
-// runs the rules' fused pick (331x8192x1024) untimed. Shapes no other test runs; the heuristics
-// unit test TimesTwo176TokenTilesAt321To352Tokens checks that each has the 176-token alternative.
-TEST_F(GatedPaths, FirstLaunchTimesOtherTilingsAt321To352Tokens) {
+// At 321-352 tokens the first launch also times two 176-token tiles beside the rules' way, and at
+// 577-768 tokens four tilings beside the rules' 128-token pairs (gated_timed_alternatives): every
+// launch passes the fp64 check, the kept way is the rules' fused pick, one of the timed tilings or
+// (330x1024x2048, which the rule delegates) the delegated path, and later launches and a CUDA graph
+// captured after them repeat its bits. A first launch under capture runs the rules' fused pick
+// (331x8192x1024) untimed. Shapes no other test runs; the heuristics unit tests
+// TimesTwo176TokenTilesAt321To352Tokens and TimesFourTilingsBesideThe128TokenPairsAt577To768Tokens
+// check that each has these alternatives.
+TEST_F(GatedPaths, FirstLaunchTimesOtherTilingsIn321To352And577To768Tokens) {
   cudaStream_t stream;
   EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const GatedCase cases[] = {{330, 1024, 2048, DType::kBF16, GatedActivation::kSwiGLU, true},
-                             {344, 768, 1536, DType::kBF16, GatedActivation::kGeGLUTanh, false},
-                             {330, 8192, 1024, DType::kBF16, GatedActivation::kGeGLUErf, true}};
-  for (const GatedCase& c : cases) {
+  const std::vector<std::string> tiles176{"sm90_gated_mlp_bf16_bf16_swap_coop_128x176x64_c2x1"};
+  const std::vector<std::string> four{tiles176[0], "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1",
+                                      "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1",
+                                      "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"};
+  const std::pair<GatedCase, std::vector<std::string>> cases[] = {
+      {{330, 1024, 2048, DType::kBF16, GatedActivation::kSwiGLU, true}, tiles176},
+      {{344, 768, 1536, DType::kBF16, GatedActivation::kGeGLUTanh, false}, tiles176},
+      {{330, 8192, 1024, DType::kBF16, GatedActivation::kGeGLUErf, true}, tiles176},
+      {{645, 8192, 1024, DType::kBF16, GatedActivation::kSwiGLU, false}, four}};
+  for (const auto& [c, timed] : cases) {
     GatedProblem p(c, case_seed(c.name()));
     std::optional<KernelChoice> rules;
     ASSERT_TRUE(selected_kernel(p.args(), nullptr, &rules).ok());
-    const std::vector<std::string> fused{to_string(*rules), "sm90_gated_mlp_bf16_bf16_swap_coop_128x176x64_c2x1"};
+    std::vector<std::string> fused = timed;
+    fused.push_back(to_string(*rules));
     const GatedReport first = run_and_check_gated(p, stream);
     EXPECT_TRUE(first.passed) << c.name() << ", first launch: " << first.text;
     std::optional<KernelChoice> kept;

@@ -1158,6 +1158,42 @@ TEST(GatedMlpHeuristics, TimesTwo176TokenTilesAt321To352Tokens) {
   }
 }
 
+// 577-768 tokens where the rules pick the swapped 128-token pingpong pairs: the first launch times
+// the 112-token pingpong tiles, the 176- and 224-token tiles and the 96-token pairs beside them.
+TEST(GatedMlpHeuristics, TimesFourTilingsBesideThe128TokenPairsAt577To768Tokens) {
+  const std::string pairs128 = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
+  const std::vector<std::string> four = {"sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1",
+                                         "sm90_gated_mlp_bf16_bf16_swap_coop_128x176x64_c2x1",
+                                         "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1",
+                                         "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"};
+  for (const std::int64_t M : {642, 645, 696, 753}) {
+    for (const GatedMlpArgs& a : {gated(M, 14336, 4096), gated(M, 18944, 3584), gated(M, 8192, 2048)}) {
+      ASSERT_EQ(chosen(a), pairs128) << M << "x" << a.N << "x" << a.w.K;
+      EXPECT_EQ(alternatives(a), four) << M << "x" << a.N << "x" << a.w.K;
+    }
+  }
+  for (const std::int64_t M : {353, 403, 513, 576, 769, 813, 947}) {
+    EXPECT_TRUE(alternatives(gated(M, 14336, 4096)).empty()) << M << ": outside the band";
+  }
+  for (const std::int64_t M : {577, 640, 700, 768}) {
+    for (const std::int64_t K : {256, 1024, 4096, 16384}) {
+      for (const std::int64_t N : {256, 2048, 8192, 29568}) {
+        const GatedMlpArgs a = gated(M, N, K);
+        EXPECT_EQ(!alternatives(a).empty(), chosen(a) == pairs128) << M << "x" << N << "x" << K;
+      }
+    }
+  }
+  std::vector<KernelKey> without112;
+  for (const KernelKey& k : kernel_table()) {
+    if (name(k) != four[0]) without112.push_back(k);
+  }
+  EXPECT_EQ(alternatives(gated(645, 14336, 4096), without112),
+            (std::vector<std::string>{four[1], four[2], four[3]}));
+  // The GPU test's shape (tests/gpu/gated_path_test.cpp).
+  EXPECT_EQ(chosen(gated(645, 8192, 1024)), pairs128);
+  EXPECT_FALSE(gated_delegation_pays(gated(645, 8192, 1024), hopper(), kernel_table()));
+}
+
 // More than 4096 tokens: the wave model for narrow weights with K >= 32768, and the swapped pingpong
 // where the unswapped one's 1x2 cluster pads an odd count of weight tiles by 4 % or more.
 TEST(GatedMlpHeuristics, ManyTokensPadTheFewestTilesAndModelLongNarrowWeights) {

@@ -960,15 +960,37 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
 // they are not candidates.
 constexpr std::int64_t kTimedTilingsMinTokens = 321;
 constexpr std::int64_t kTimedTilingsMaxTokens = 352;
+// 577-768 tokens where the rules pick the swapped 128-token pingpong pairs (768 rows): the
+// 112-token pingpong tiles, the 176- and 224-token tiles and the 96-token pairs beside them. H200
+// (bench/results/tuning/issue9/timed-577-768/): the catalogue MLPs' grid at every base token
+// count of 270-900 had 72 of 224 calls below 0.97 of cuBLASLt + act·mul, the pairs 0.86-0.96 at
+// 642-697 tokens. Forced beside the pairs on three weights, the 112-token tiles won on the larger
+// two at 645 tokens, the 224-token tiles on Llama-3.2 1B, and at 696 the 176-token tiles or the
+// 96-token pairs. No one tiling won on every weight, so the first launch times them. The same
+// four were timed at every point of 353-1023 tokens in a first build: on the eight catalogue MLPs'
+// full grid there (328 calls, against the build before in turn) the 61 calls of this band that
+// kept another tiling took 0.951x the time (0.853-1.011x), while elsewhere the kept tilings ran
+// up to 1.11x the rules' time (Llama-3 8B and Gemma-2 9B at 403-440 tokens, most weights at
+// 813-948), the first launch having timed them 3-11 % faster.
+constexpr std::int64_t kTimedPairsMinTokens = 577;
+constexpr std::int64_t kTimedPairsMaxTokens = 768;
 
 std::vector<KernelChoice> timed_alternatives(const GatedMlpArgs& args, const DeviceCaps& caps,
                                              const std::vector<KernelKey>& candidates) {
   std::vector<KernelChoice> alternatives;
-  if (args.kernel || args.M < kTimedTilingsMinTokens || args.M > kTimedTilingsMaxTokens) return alternatives;
+  const bool tiles176 = args.M >= kTimedTilingsMinTokens && args.M <= kTimedTilingsMaxTokens;
+  const bool pairs = args.M >= kTimedPairsMinTokens && args.M <= kTimedPairsMaxTokens;
+  if (args.kernel || !(tiles176 || pairs)) return alternatives;
   KernelChoice ruled;
   if (!choose(args, caps, candidates, &ruled).ok()) return alternatives;
-  const KernelKey* tiles176 = compiled_for(args, candidates, kSwapped176);
-  if (tiles176 != nullptr && !(*tiles176 == ruled.key)) alternatives.push_back({*tiles176});
+  if (pairs && !has_configuration(ruled.key, kSwappedPingpong1x2)) return alternatives;
+  const std::vector<Configuration> tilings =
+      tiles176 ? std::vector<Configuration>{kSwapped176}
+               : std::vector<Configuration>{kSwappedPingpong112, kSwapped176, kSwapped224, kSwappedPingpong96};
+  for (const Configuration& c : tilings) {
+    const KernelKey* k = compiled_for(args, candidates, c);
+    if (k != nullptr && !(*k == ruled.key)) alternatives.push_back({*k});
+  }
   return alternatives;
 }
 
