@@ -32,8 +32,9 @@
 // only there or where the rule delegates it. A forced kernel, or a workspace smaller than the
 // product, runs a fused kernel. At 321-352 tokens the first launch also times two 176-token
 // tiles (352 rows) beside the rules' pick (on most weights 96-token pairs or 128-row tiles, 384
-// rows), and the shape keeps the fastest; the workspace query covers them too. selected_kernel()
-// (tuning.hpp) says which runs.
+// rows), and at 577-768 tokens, where the rules pick 128-token pairs (768 rows), the 112-, 176-
+// and 224-token tiles and 96-token pairs beside them; the shape keeps the fastest, and the
+// workspace query covers them too. selected_kernel() (tuning.hpp) says which runs.
 #pragma once
 
 #include <cstddef>

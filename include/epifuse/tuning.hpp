@@ -51,16 +51,17 @@ Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optio
 // A delegated GEMM (and a delegated gated MLP's product) runs one of cuBLASLt's top four heuristic
 // algorithms, chosen at the first launch of each shape (shape, strides, types, epilogue, pointer
 // alignment and workspace size): that launch runs every candidate on the call's own operands,
-// back to back, 5-12 times each (timed runs sized to about 2 ms, three to ten each, held until
-// all are enqueued so that they run at the device's pace, not the host's launch rate), waits for
-// its stream, and keeps the fastest median; a candidate within 1 % of it that cuBLASLt ranks
+// 7-13 times each, in two passes over the candidates, the second in reverse order, each
+// candidate's runs back to back (timed runs sized to about 2 ms, four to ten each, held until all
+// are enqueued so that they run at the device's pace, not the host's launch rate), waits for its
+// stream, and keeps the fastest median; a candidate within 1 % of it that cuBLASLt ranks
 // higher wins the tie. Every later call of the shape runs the choice without timing. cuBLASLt's
 // first choice took up to 1.5x its fastest candidate's time at some shapes (docs/heuristics.md).
 // A first launch under stream capture, or one whose residual is D itself (reruns would add to
 // it), keeps cuBLASLt's first candidate. A gated call's first launch times its ways the same way:
-// the fused kernel against the delegated path where it can run both, and at 321-352 tokens the
-// rules' fused tiling against two 176-token tiles (gated_mlp.hpp); a first launch under capture
-// runs the rules' way.
+// the fused kernel against the delegated path where it can run both, and at 321-352 and 577-768
+// tokens the rules' fused tiling against other tilings (gated_mlp.hpp); a first launch under
+// capture runs the rules' way.
 // The choice holds for the process; where candidates run close, two processes may choose
 // differently and so round differently. Off (set_delegated_tuning(false) before a shape's first
 // launch, or EPIFUSE_DELEGATED_TUNING=0 in the environment), every delegated call runs cuBLASLt's
