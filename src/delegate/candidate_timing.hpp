@@ -17,16 +17,17 @@ namespace epifuse::detail {
 // candidates 2.6-4.3 % slower than the fastest in the tuning on long calls (H100: 1 x 35904 x
 // 24000, 607.6 against 592.1 us; 41 x 20736 x 52352, 795.6 against 776.4).
 constexpr double kCandidateTieFactor = 1.01;
-// Each candidate runs once untimed, then its timed runs back to back, timed one by one: as many
-// as fill about kTimingBudgetMs of device time, within [kMinTimedRuns, kMaxTimedRuns]. Back to
-// back, not interleaved: a split-K candidate run right after another candidate took up to 1.8x
-// its time in a row (980x448x17792: 48.9 against 27.5 us), and calls of one shape run in a row
-// wherever the bench or a model's layer repeats them. The timed runs are enqueued behind a closed
-// StreamGate, so that they run back to back on the device: launched one at a time, every
-// candidate of calls that take 6-8 us in a CUDA graph timed alike at 11-13 us, the host's launch
-// gaps (H100, 1 x 1024 x 1280 and six more shapes, bench/results/tuning/issue9/delegated-tuning/
-// gate-h100/). The runs are split into two passes over the candidates, the second in reverse
-// order, so that a clock still rising after an idle host favours no candidate by its place.
+// The timed runs go in two passes over the candidates, the second in reverse order, so that a
+// clock still rising after an idle host favours no candidate by its place. In each pass a
+// candidate runs once untimed, then half its timed runs back to back, timed one by one: in all as
+// many as fill about kTimingBudgetMs of device time, an even count within [kMinTimedRuns,
+// kMaxTimedRuns]; its time is the upper median of them. Back to back, not interleaved: a split-K
+// candidate run right after another candidate took up to 1.8x its time in a row (980x448x17792:
+// 48.9 against 27.5 us), and calls of one shape run in a row wherever the bench or a model's layer
+// repeats them. The timed runs are enqueued behind a closed StreamGate, so that they run back to
+// back on the device: launched one at a time, every candidate of calls that take 6-8 us in a CUDA
+// graph timed alike at 11-13 us, the host's launch gaps (H100, 1 x 1024 x 1280 and six more
+// shapes, bench/results/tuning/issue9/delegated-tuning/gate-h100/).
 constexpr float kTimingBudgetMs = 2.0f;
 constexpr int kMinTimedRuns = 4;
 constexpr int kMaxTimedRuns = 10;
@@ -37,8 +38,9 @@ struct CandidateTimes {
 };
 
 // Runs every candidate i in [0, count) as `run(i, stream)`: a sizing pass of one run each, then
-// two passes (the second in reverse order) of, per candidate, an untimed run and half its timed runs, with CUDA events around every run; waits for
-// the stream and picks the first candidate within kCandidateTieFactor of the fastest median.
+// two passes (the second in reverse order) of, per candidate, an untimed run and half its timed
+// runs, with CUDA events around every run; waits for the stream and picks the first candidate
+// within kCandidateTieFactor of the fastest median.
 // `run` returns false where candidate i could not be enqueued; that candidate is left out. Blocks
 // the host until the stream has finished every run; the stream must not be capturing.
 CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStream_t)>& run, cudaStream_t stream);

@@ -112,8 +112,8 @@ TEST_F(GatedPaths, FirstLaunchUnderCaptureTakesTheRulesPath) {
 // At 321-352 tokens the first launch also times two 176-token tiles beside the rules' way, and at
 // 577-768 tokens four tilings beside the rules' 128-token pairs (gated_timed_alternatives): every
 // launch passes the fp64 check, the kept way is the rules' fused pick, one of the timed tilings or
-// (330x1024x2048, which the rule delegates) the delegated path, and later launches and a CUDA graph
-// captured after them repeat its bits. A first launch under capture runs the rules' fused pick
+// the delegated path (timed wherever the workspace holds the product; 330x1024x2048 the rule
+// delegates), and later launches and a CUDA graph captured after them repeat its bits. A first launch under capture runs the rules' fused pick
 // (331x8192x1024) untimed. Shapes no other test runs; the heuristics unit tests
 // TimesTwo176TokenTilesAt321To352Tokens and TimesFourTilingsBesideThe128TokenPairsAt577To768Tokens
 // check that each has these alternatives.

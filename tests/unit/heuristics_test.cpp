@@ -1172,10 +1172,15 @@ TEST(GatedMlpHeuristics, TimesFourTilingsBesideThe128TokenPairsAt577To768Tokens)
       EXPECT_EQ(alternatives(a), four) << M << "x" << a.N << "x" << a.w.K;
     }
   }
+  for (const std::int64_t M : {512, 961, 1024}) {
+    const GatedMlpArgs a = gated(M, 14336, 4096);
+    ASSERT_EQ(chosen(a), pairs128) << M;
+    EXPECT_TRUE(alternatives(a).empty()) << M << ": the pairs outside the band";
+  }
   for (const std::int64_t M : {353, 403, 513, 576, 769, 813, 947}) {
     EXPECT_TRUE(alternatives(gated(M, 14336, 4096)).empty()) << M << ": outside the band";
   }
-  for (const std::int64_t M : {577, 640, 700, 768}) {
+  for (const std::int64_t M : {577, 640, 641, 700, 768}) {
     for (const std::int64_t K : {256, 1024, 4096, 16384}) {
       for (const std::int64_t N : {256, 2048, 8192, 29568}) {
         const GatedMlpArgs a = gated(M, N, K);
@@ -1191,6 +1196,7 @@ TEST(GatedMlpHeuristics, TimesFourTilingsBesideThe128TokenPairsAt577To768Tokens)
             (std::vector<std::string>{four[1], four[2], four[3]}));
   // The GPU test's shape (tests/gpu/gated_path_test.cpp).
   EXPECT_EQ(chosen(gated(645, 8192, 1024)), pairs128);
+  EXPECT_EQ(alternatives(gated(645, 8192, 1024)), four);
   EXPECT_FALSE(gated_delegation_pays(gated(645, 8192, 1024), hopper(), kernel_table()));
 }
 

@@ -960,8 +960,10 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
 // they are not candidates.
 constexpr std::int64_t kTimedTilingsMinTokens = 321;
 constexpr std::int64_t kTimedTilingsMaxTokens = 352;
-// 577-768 tokens where the rules pick the swapped 128-token pingpong pairs (768 rows): the
-// 112-token pingpong tiles, the 176- and 224-token tiles and the 96-token pairs beside them. H200
+// 577-768 tokens where the rules pick the swapped 128-token pingpong pairs (768 rows; on the
+// catalogue MLPs and the weights the unit test walks, from 641 tokens, the pingpong 160-token
+// tiles taking 577-640): the 112-token pingpong tiles, the 176- and 224-token tiles and the
+// 96-token pairs beside them. H200
 // (bench/results/tuning/issue9/timed-577-768/): on five catalogue MLPs' grid at every base token
 // count of 270-900, the pairs ran 0.91-1.04 of cuBLASLt + act·mul at 642-697 tokens (11 of 12
 // below 0.97 at 642-646). Forced beside them, the 112-token tiles won at 645 tokens on Llama-3 8B
