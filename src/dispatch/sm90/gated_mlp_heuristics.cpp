@@ -961,20 +961,19 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
 constexpr std::int64_t kTimedTilingsMinTokens = 321;
 constexpr std::int64_t kTimedTilingsMaxTokens = 352;
 // 577-768 tokens where the rules pick the swapped 128-token pingpong pairs (768 rows; on the
-// catalogue MLPs and the weights the unit test walks, from 641 tokens, the pingpong 160-token
-// tiles taking 577-640): the 112-token pingpong tiles, the 176- and 224-token tiles and the
-// 96-token pairs beside them. H200
-// (bench/results/tuning/issue9/timed-577-768/): on five catalogue MLPs' grid at every base token
-// count of 270-900, the pairs ran 0.91-1.04 of cuBLASLt + act·mul at 642-697 tokens (11 of 12
-// below 0.97 at 642-646). Forced beside them, the 112-token tiles won at 645 tokens on Llama-3 8B
-// and Qwen2.5-7B (0.955-0.960 against 0.905-0.912), the 224-token tiles on Llama-3.2 1B (1.008
-// against 0.922); at 696 the 176-token tiles won on Llama-3 8B (0.982 against 0.932), the 96-token
-// pairs on Qwen2.5-7B (0.967 against 0.939). On the eight catalogue MLPs' grid at 577-768 tokens
-// the 55 calls that kept one of the four took 0.963x the pairs' time in the same process
-// (0.900-1.016x). A first build timed the four at every call of 353-1023 tokens: where the rules
-// pick the unswapped pingpong 128x128 (594-598 and 809-878 tokens), the swapped tiles it kept ran
-// 0.99-1.13x that kernel's time, the first launch having timed them faster; at 353-576 tokens the
-// 16 calls that kept another tiling took 0.950x the rules' time (0.880-1.059x), not taken here
+// catalogue MLPs and the weights the unit test walks, from 641 tokens, the pingpong 160-token tiles
+// taking 577-640): the 112-token pingpong tiles, the 176- and 224-token tiles and the 96-token
+// pairs beside them. H200 (bench/results/tuning/issue9/timed-577-768/): on five catalogue MLPs'
+// grid at every base token count of 270-900, the pairs ran 0.91-1.04 of cuBLASLt + act·mul at
+// 642-697 tokens (11 of 12 below 0.97 at 642-646). Forced beside them, the 112-token tiles won at
+// 645 tokens on Llama-3 8B and Qwen2.5-7B (0.955-0.960 against 0.905-0.912), the 224-token tiles on
+// Llama-3.2 1B (1.008 against 0.922); at 696 the 176-token tiles won on Llama-3 8B (0.982 against
+// 0.932), the 96-token pairs on Qwen2.5-7B (0.967 against 0.939). On the eight catalogue MLPs' grid
+// at 577-768 tokens the 55 calls that kept one of the four took 0.963x the pairs' time in the same
+// process (0.900-1.016x). A first build timed the four at every call of 353-1023 tokens: where the
+// rules pick the unswapped pingpong 128x128 (594-598 and 809-878 tokens), the swapped tiles it kept
+// ran 0.99-1.13x that kernel's time, the first launch having timed them faster; at 353-576 tokens
+// the 16 calls that kept another tiling took 0.950x the rules' time (0.880-1.059x), not taken here
 // (no random draws were measured there).
 constexpr std::int64_t kTimedPairsMinTokens = 577;
 constexpr std::int64_t kTimedPairsMaxTokens = 768;
