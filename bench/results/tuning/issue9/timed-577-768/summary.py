@@ -91,7 +91,10 @@ def grid_run155():
     print(f"- the swapped 128-token pairs at 642-697 tokens: {len(pairs)} calls, {span(pairs)}")
     for lo, hi in ((273, 300), (403, 407), (642, 646), (693, 697), (809, 813)):
         xs = [s["base"] / s["ours"] for k, s in shapes.items() if lo <= k[1] <= hi]
-        print(f"- {lo}-{hi} tokens: {span(xs)}, below 0.97 {below(xs, 0.97)} of {len(xs)}")
+        qwen = [s["base"] / s["ours"] for k, s in shapes.items() if lo <= k[1] <= hi and k[0] == "qwen2.5-7b"]
+        print(f"- {lo}-{hi} tokens: {span(xs)}, below 0.97 {below(xs, 0.97)} of {len(xs)}; Qwen2.5-7B {span(qwen)}")
+    xs = [s["base"] / s["ours"] for k, s in shapes.items() if 642 <= k[1] <= 697]
+    print(f"- 642-697 tokens: below 0.97 {below(xs, 0.97)} of {len(xs)}")
 
 
 def sweep_run156():
