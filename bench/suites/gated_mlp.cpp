@@ -134,18 +134,23 @@ class GatedShapeRun {
   void add_contenders() {
     const std::int64_t M = s_.M, N = s_.N;
     auto fused = [this](int i, cudaStream_t stream) { throw_if_failed(gated_mlp(set(i).args, stream)); };
-    // The first launch of a shape may time the fused kernel against the delegated path and keep
-    // the faster (gated_mlp.hpp); the row names what the call runs from then on.
-    fused(0, nullptr);
-    EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+    // Before its first launch a shape runs what dispatch's rules pick; the row keeps that as
+    // `rules_kernel`, so that a run with that kernel forced (--sweep-only) judges the timing.
     std::optional<KernelChoice> choice;
     bool delegated = false;
     throw_if_failed(selected_kernel(sets_[0].args, nullptr, &choice, &delegated));
+    const std::string rules_kernel = delegated ? kDelegatedKernelName : to_string(*choice);
+    // The first launch of a shape may time the rules' way against others and keep the fastest
+    // (gated_mlp.hpp); the row names what the call runs from then on.
+    fused(0, nullptr);
+    EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+    throw_if_failed(selected_kernel(sets_[0].args, nullptr, &choice, &delegated));
     // A delegated call also holds the fp32 product [M, 2N]: four times out's bf16 bytes.
-    add(with_check(make_row(delegated ? "epifuse-delegated" : "epifuse",
-                            delegated ? kDelegatedKernelName : to_string(*choice)),
-                   fused, sets_[0].fused_out),
-        fused, (delegated ? 5.0 : 1.0) * static_cast<double>(out_bytes()));
+    Row fused_row = make_row(delegated ? "epifuse-delegated" : "epifuse",
+                             delegated ? kDelegatedKernelName : to_string(*choice));
+    fused_row.extra["rules_kernel"] = rules_kernel;
+    add(with_check(std::move(fused_row), fused, sets_[0].fused_out), fused,
+        (delegated ? 5.0 : 1.0) * static_cast<double>(out_bytes()));
     if (delegated) add_own_kernel(*choice);
 
     lt_ = std::make_unique<CublasLtGemm>(M, 2 * N, s_.K, DType::kBF16, DType::kBF16, LtEpilogue::kNone);

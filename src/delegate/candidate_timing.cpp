@@ -1,6 +1,7 @@
 #include "delegate/candidate_timing.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <utility>
 
@@ -44,31 +45,54 @@ class RunEvents {
   std::vector<cudaEvent_t> events_;
 };
 
+// Runs each usable candidate once, timed; `pass_us` gets the sum of their times. False where an
+// event call failed.
+bool sizing_pass(int count, const std::function<bool(int, cudaStream_t)>& run, cudaStream_t stream,
+                 std::vector<bool>* usable, double* pass_us) {
+  RunEvents sizing;
+  if (!sizing.create(count)) return false;
+  for (int i = 0; i < count; ++i) {
+    if (cudaEventRecord(sizing.start(i), stream) != cudaSuccess) return false;
+    if ((*usable)[i]) (*usable)[i] = run(i, stream);
+    if (cudaEventRecord(sizing.end(i), stream) != cudaSuccess) return false;
+  }
+  if (cudaEventSynchronize(sizing.end(count - 1)) != cudaSuccess) return false;
+  *pass_us = 0.0;
+  for (int i = 0; i < count; ++i) {
+    double us = 0.0;
+    if (!sizing.run_us(i, &us)) return false;
+    if ((*usable)[i]) *pass_us += us;
+  }
+  return true;
+}
+
 }  // namespace
 
-CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStream_t)>& run, cudaStream_t stream) {
+CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStream_t)>& run, cudaStream_t stream,
+                               double warmup_ms) {
   CandidateTimes times;
   if (count <= 0) return times;
   std::vector<bool> usable(count, true);
 
-  // Sizing pass: one run of each candidate, the first load of its kernel included.
-  RunEvents sizing;
-  if (!sizing.create(count)) return times;
-  for (int i = 0; i < count; ++i) {
-    if (cudaEventRecord(sizing.start(i), stream) != cudaSuccess) return times;
-    usable[i] = run(i, stream);
-    if (cudaEventRecord(sizing.end(i), stream) != cudaSuccess) return times;
-  }
-  if (cudaEventSynchronize(sizing.end(count - 1)) != cudaSuccess) return times;
+  // Sizing pass: one run of each candidate, the first load of its kernel included. Before a
+  // warm-up a second pass sizes it, each kernel loaded by then.
   double pass_us = 0.0;
-  for (int i = 0; i < count; ++i) {
-    double us = 0.0;
-    if (!sizing.run_us(i, &us)) return times;
-    if (usable[i]) pass_us += us;
-  }
+  if (!sizing_pass(count, run, stream, &usable, &pass_us)) return times;
+  if (warmup_ms > 0.0 && !sizing_pass(count, run, stream, &usable, &pass_us)) return times;
   const int runs = 2 * (pass_us > 0.0 ? std::clamp(static_cast<int>(500.0 * kTimingBudgetMs / pass_us),
                                                    kMinTimedRuns / 2, kMaxTimedRuns / 2)
                                         : kMaxTimedRuns / 2);
+
+  // Warm-up: the GPU's clock settles where it will run the call in a busy model's layer.
+  const int usable_count = static_cast<int>(std::count(usable.begin(), usable.end(), true));
+  if (warmup_ms > 0.0 && pass_us > 0.0 && usable_count > 0) {
+    const int passes = std::min(static_cast<int>(std::ceil(1000.0 * warmup_ms / pass_us)), kMaxWarmupRuns / usable_count);
+    for (int p = 0; p < passes; ++p) {
+      for (int i = 0; i < count; ++i) {
+        if (usable[i]) usable[i] = run(i, stream);
+      }
+    }
+  }
 
   // Timed runs, all enqueued behind a closed gate and released together: half of each
   // candidate's in the first pass, the rest in the second, which walks the candidates backwards.
@@ -76,7 +100,7 @@ CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStre
   for (int i = 0; i < count; ++i) {
     if (usable[i] && !timed[i].create(runs)) return times;
   }
-  cudaEvent_t last = sizing.end(count - 1);
+  cudaEvent_t last = nullptr;
   {
     StreamGate gate;
     gate.close(stream);
@@ -94,7 +118,7 @@ CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStre
       }
     }
   }
-  if (cudaEventSynchronize(last) != cudaSuccess) return times;
+  if (last == nullptr || cudaEventSynchronize(last) != cudaSuccess) return times;  // null: no candidate ran
 
   times.median_us.assign(count, std::numeric_limits<double>::infinity());
   for (int i = 0; i < count; ++i) {

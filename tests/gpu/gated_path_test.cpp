@@ -110,25 +110,29 @@ TEST_F(GatedPaths, FirstLaunchUnderCaptureTakesTheRulesPath) {
 }
 
 // At 321-352 tokens the first launch also times two 176-token tiles beside the rules' way, and at
-// 577-768 tokens four tilings beside the rules' 128-token pairs (gated_timed_alternatives): every
-// launch passes the fp64 check, the kept way is the rules' fused pick, one of the timed tilings or
-// the delegated path (timed wherever the workspace holds the product; 330x1024x2048 the rule
-// delegates), and later launches and a CUDA graph captured after them repeat its bits. A first launch under capture runs the rules' fused pick
-// (331x8192x1024) untimed. Shapes no other test runs; the heuristics unit tests
-// TimesTwo176TokenTilesAt321To352Tokens and TimesFourTilingsBesideThe128TokenPairsAt577To768Tokens
-// check that each has these alternatives.
-TEST_F(GatedPaths, FirstLaunchTimesOtherTilingsIn321To352And577To768Tokens) {
+// 353-1023 tokens seven tilings (gated_timed_alternatives): every launch passes the fp64 check,
+// the kept way is the rules' fused pick, one of the timed tilings or the delegated path (timed
+// wherever the workspace holds the product; 330x1024x2048 the rule delegates), and later launches
+// and a CUDA graph captured after them repeat its bits. A first launch under capture runs the
+// rules' fused pick (331x8192x1024) untimed. Shapes no other test runs; the heuristics unit tests
+// TimesTwo176TokenTilesAt321To352Tokens and TimesSevenTilingsAt353To1023Tokens check that each
+// has these alternatives.
+TEST_F(GatedPaths, FirstLaunchTimesOtherTilingsIn321To1023Tokens) {
   cudaStream_t stream;
   EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const std::vector<std::string> tiles176{"sm90_gated_mlp_bf16_bf16_swap_coop_128x176x64_c2x1"};
-  const std::vector<std::string> four{tiles176[0], "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1",
-                                      "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1",
-                                      "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"};
+  const std::vector<std::string> seven{tiles176[0],
+                                       "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1",
+                                       "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1",
+                                       "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2",
+                                       "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2",
+                                       "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1",
+                                       "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"};
   const std::pair<GatedCase, std::vector<std::string>> cases[] = {
       {{330, 1024, 2048, DType::kBF16, GatedActivation::kSwiGLU, true}, tiles176},
       {{344, 768, 1536, DType::kBF16, GatedActivation::kGeGLUTanh, false}, tiles176},
       {{330, 8192, 1024, DType::kBF16, GatedActivation::kGeGLUErf, true}, tiles176},
-      {{645, 8192, 1024, DType::kBF16, GatedActivation::kSwiGLU, false}, four}};
+      {{645, 8192, 1024, DType::kBF16, GatedActivation::kSwiGLU, false}, seven}};
   for (const auto& [c, timed] : cases) {
     GatedProblem p(c, case_seed(c.name()));
     std::optional<KernelChoice> rules;

@@ -1125,7 +1125,7 @@ TEST(GatedMlpHeuristics, TimesTwo176TokenTilesAt321To352Tokens) {
     EXPECT_EQ(alternatives(gated(M, 14336, 4096)), std::vector<std::string>{tiles176}) << M;
     EXPECT_EQ(alternatives(gated(M, 28672, 8192)), std::vector<std::string>{tiles176}) << M;
   }
-  for (const std::int64_t M : {1, 104, 176, 320, 353, 1024}) {
+  for (const std::int64_t M : {1, 104, 176, 320, 1024}) {
     EXPECT_TRUE(alternatives(gated(M, 14336, 4096)).empty()) << M;
   }
   for (const std::int64_t M : {321, 336, 352}) {
@@ -1158,45 +1158,48 @@ TEST(GatedMlpHeuristics, TimesTwo176TokenTilesAt321To352Tokens) {
   }
 }
 
-// 577-768 tokens where the rules pick the swapped 128-token pingpong pairs: the first launch times
-// the 112-token pingpong tiles, the 176- and 224-token tiles and the 96-token pairs beside them.
-TEST(GatedMlpHeuristics, TimesFourTilingsBesideThe128TokenPairsAt577To768Tokens) {
-  const std::string pairs128 = "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2";
-  const std::vector<std::string> four = {"sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1",
-                                         "sm90_gated_mlp_bf16_bf16_swap_coop_128x176x64_c2x1",
-                                         "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1",
-                                         "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2"};
-  for (const std::int64_t M : {642, 645, 696, 753}) {
-    for (const GatedMlpArgs& a : {gated(M, 14336, 4096), gated(M, 18944, 3584), gated(M, 8192, 2048)}) {
-      ASSERT_EQ(chosen(a), pairs128) << M << "x" << a.N << "x" << a.w.K;
-      EXPECT_EQ(alternatives(a), four) << M << "x" << a.N << "x" << a.w.K;
+// 353-1023 tokens: the first launch times the seven tilings the rules pick somewhere in that range,
+// the rules' own pick left out, in one order; a build without one of them times the others.
+TEST(GatedMlpHeuristics, TimesSevenTilingsAt353To1023Tokens) {
+  const std::vector<std::string> seven = {"sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1",
+                                          "sm90_gated_mlp_bf16_bf16_swap_coop_128x176x64_c2x1",
+                                          "sm90_gated_mlp_bf16_bf16_swap_coop_128x224x64_c2x1",
+                                          "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x96x64_c1x2",
+                                          "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x128x64_c1x2",
+                                          "sm90_gated_mlp_bf16_bf16_swap_pingpong_128x160x64_c2x1",
+                                          "sm90_gated_mlp_bf16_bf16_pingpong_128x128x64_c1x2"};
+  const auto without = [&](const std::string& pick) {
+    std::vector<std::string> others;
+    for (const std::string& n : seven) {
+      if (n != pick) others.push_back(n);
     }
-  }
-  for (const std::int64_t M : {512, 961, 1024}) {
-    const GatedMlpArgs a = gated(M, 14336, 4096);
-    ASSERT_EQ(chosen(a), pairs128) << M;
-    EXPECT_TRUE(alternatives(a).empty()) << M << ": the pairs outside the band";
-  }
-  for (const std::int64_t M : {353, 403, 513, 576, 769, 813, 947}) {
-    EXPECT_TRUE(alternatives(gated(M, 14336, 4096)).empty()) << M << ": outside the band";
-  }
-  for (const std::int64_t M : {577, 640, 641, 700, 768}) {
+    return others;
+  };
+  for (const std::int64_t M : {353, 403, 513, 576, 577, 645, 696, 768, 769, 813, 947, 1023}) {
     for (const std::int64_t K : {256, 1024, 4096, 16384}) {
-      for (const std::int64_t N : {256, 2048, 8192, 29568}) {
+      for (const std::int64_t N : {256, 2048, 8192, 14336, 29568}) {
         const GatedMlpArgs a = gated(M, N, K);
-        EXPECT_EQ(!alternatives(a).empty(), chosen(a) == pairs128) << M << "x" << N << "x" << K;
+        EXPECT_EQ(alternatives(a), without(chosen(a))) << M << "x" << N << "x" << K;
       }
     }
   }
+  EXPECT_EQ(chosen(gated(813, 14336, 4096)), seven[6]) << "the unswapped pingpong is among the rules' picks";
+  EXPECT_EQ(chosen(gated(645, 14336, 4096)), seven[4]) << "as are the swapped 128-token pairs";
+  for (const std::int64_t M : {1024, 1025, 2048}) {
+    EXPECT_TRUE(alternatives(gated(M, 14336, 4096)).empty()) << M << ": outside the band";
+  }
+  GatedMlpArgs forced = gated(645, 14336, 4096);
+  forced.kernel = KernelChoice{key_named(seven[0])};
+  EXPECT_TRUE(alternatives(forced).empty()) << "a forced kernel";
+  EXPECT_TRUE(alternatives(gated(645, 14336, 4096, DType::kFP16)).empty()) << "fp16 has none of these kernels";
   std::vector<KernelKey> without112;
   for (const KernelKey& k : kernel_table()) {
-    if (name(k) != four[0]) without112.push_back(k);
+    if (name(k) != seven[0]) without112.push_back(k);
   }
   EXPECT_EQ(alternatives(gated(645, 14336, 4096), without112),
-            (std::vector<std::string>{four[1], four[2], four[3]}));
+            (std::vector<std::string>{seven[1], seven[2], seven[3], seven[5], seven[6]}));
   // The GPU test's shape (tests/gpu/gated_path_test.cpp).
-  EXPECT_EQ(chosen(gated(645, 8192, 1024)), pairs128);
-  EXPECT_EQ(alternatives(gated(645, 8192, 1024)), four);
+  EXPECT_EQ(alternatives(gated(645, 8192, 1024)), without(seven[4]));
   EXPECT_FALSE(gated_delegation_pays(gated(645, 8192, 1024), hopper(), kernel_table()));
 }
 
