@@ -59,9 +59,9 @@ Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optio
 // first choice took up to 1.5x its fastest candidate's time at some shapes (docs/heuristics.md).
 // A first launch under stream capture, or one whose residual is D itself (reruns would add to
 // it), keeps cuBLASLt's first candidate. A gated call's first launch times its ways the same way:
-// the fused kernel against the delegated path where it can run both, and at 321-352 and 577-768
-// tokens the rules' fused tiling against other tilings (gated_mlp.hpp); a first launch under
-// capture runs the rules' way.
+// the fused kernel against the delegated path where it can run both, and at 321-1023 tokens the
+// rules' fused tiling against other tilings, after about 100 ms of untimed runs (gated_mlp.hpp); a
+// first launch under capture runs the rules' way.
 // The choice holds for the process; where candidates run close, two processes may choose
 // differently and so round differently. Off (set_delegated_tuning(false) before a shape's first
 // launch, or EPIFUSE_DELEGATED_TUNING=0 in the environment), every delegated call runs cuBLASLt's

@@ -4,7 +4,7 @@
 // larger than L2) an eighth of the weight, every launch passes the fp64 check, later launches and a
 // CUDA graph captured after them repeat the kept path bitwise, a first launch under capture takes
 // the rule's path without timing, and with tuning off the rule decides and the query asks only for
-// its path. At 321-352 and 577-768 tokens the same holds for the tilings timed beside the rules' one.
+// its path. At 321-1023 tokens the same holds for the tilings timed beside the rules' one.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
