@@ -1,12 +1,15 @@
 // Whether a gated call's first-launch timing (src/delegate/candidate_timing.hpp) ranks tilings as a
 // busy GPU runs them. The first launch times its ways right after the host prepared the call, on a
 // GPU that may have idled; the bench, like a model's forward pass, keeps it busy. Compute-bound
-// calls on an H200 at its 700 W limit run slower once the clocks settle, and not every tiling by
-// as much (issue 9, forty-sixth session). For each case, a set of forced tilings on one shape
-// (random bf16 operands, SwiGLU), timed under two regimes:
+// calls run slower once a busy H200 lowers its clock, and not every tiling by as much
+// (bench/results/tuning/issue9/busy-gpu-timing/). For each case, a set of forced tilings on one
+// shape (random bf16 operands, SwiGLU), timed under two regimes:
 //   first    the host sleeps --idle-ms, the tilings run untimed for W ms (W from --warmups), then
-//            the first launch's pattern: per tiling an untimed run and 3 timed ones, then again in
-//            reverse order; the median of the 6 per tiling;
+//            an approximation of the first launch's pattern: per tiling an untimed run and 3 timed
+//            ones, then again in reverse order; the median of the 6 per tiling. Unlike the
+//            library it has no sizing pass and no wait for the stream before the timed runs, does
+//            not hold them behind a gate (calls here take 170-1400 us, far above a launch), and
+//            times 3 runs per pass where the library times 2-5;
 //   steady   300 ms untimed, then --rounds rounds of one run of each tiling in turn, as the bench
 //            interleaves them; the median per tiling.
 // Every regime runs three times. Prints median µs per tiling and its ratio to the first tiling.
@@ -14,6 +17,8 @@
 //   KERNEL: a gated kernel's name without its "sm90_gated_mlp_bf16_bf16_" prefix.
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -39,9 +44,9 @@ struct Case {
   std::vector<std::string> kernels;
 };
 
-// Where the first launch's timing and the bench disagreed on H200 (run158 of the forty-fifth
-// session): the unswapped pingpong 128x128 against the swapped cooperative tiles at 812-813
-// tokens, and the tilings timed at 406 and 645 tokens.
+// Where the first launch's timing and the bench disagreed on H200
+// (bench/results/tuning/issue9/timed-577-768/in-process-run158/): the unswapped pingpong 128x128
+// against the swapped cooperative tiles at 812-813 tokens, and the tilings timed at 406 and 645.
 const char* const kDefaultCases[] = {
     "812x14336x3584:pingpong_128x128x64_c1x2,swap_coop_128x224x64_c2x1",
     "813x29568x8192:pingpong_128x128x64_c1x2,swap_coop_128x224x64_c2x1,swap_coop_128x176x64_c2x1",
@@ -53,7 +58,7 @@ const char* const kDefaultCases[] = {
 Case parse_case(const std::string& text) {
   Case c;
   const auto colon = text.find(':');
-  if (colon == std::string::npos || std::sscanf(text.c_str(), "%ldx%ldx%ld", &c.M, &c.N, &c.K) != 3) {
+  if (colon == std::string::npos || std::sscanf(text.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64, &c.M, &c.N, &c.K) != 3) {
     std::fprintf(stderr, "bad case '%s' (want MxNxK:KERNEL,KERNEL)\n", text.c_str());
     std::exit(2);
   }
@@ -113,7 +118,7 @@ class Runner {
     }
   }
 
-  // The first launch's pattern after the GPU idled: per tiling medians of 6 timed runs.
+  // The first launch's pattern, approximately, after the GPU idled: per tiling medians of 6 timed runs.
   std::vector<double> first_launch(double idle_ms, double warmup_ms) {
     EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream_));
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(idle_ms));
@@ -190,7 +195,7 @@ class Runner {
 };
 
 void print(const Case& c, const char* regime, const std::vector<double>& us) {
-  std::printf("%ldx%ldx%ld %-14s", c.M, c.N, c.K, regime);
+  std::printf("%" PRId64 "x%" PRId64 "x%" PRId64 " %-14s", c.M, c.N, c.K, regime);
   for (std::size_t i = 0; i < us.size(); ++i) {
     std::printf("  %s %.1f us (%.3f)", c.kernels[i].c_str() + std::string(kPrefix).size(), us[i], us[i] / us[0]);
   }
@@ -212,7 +217,7 @@ int main(int argc, char** argv) {
     } else if (arg == "--warmups" && a + 1 < argc) {
       warmups = parse_list(argv[++a]);
     } else if (arg == "--rounds" && a + 1 < argc) {
-      rounds = std::atoi(argv[++a]);
+      rounds = std::max(1, std::atoi(argv[++a]));
     } else {
       cases.push_back(parse_case(arg));
     }

@@ -135,7 +135,8 @@ class GatedShapeRun {
     const std::int64_t M = s_.M, N = s_.N;
     auto fused = [this](int i, cudaStream_t stream) { throw_if_failed(gated_mlp(set(i).args, stream)); };
     // Before its first launch a shape runs what dispatch's rules pick; the row keeps that as
-    // `rules_kernel`, so that a run with that kernel forced (--sweep-only) judges the timing.
+    // `rules_kernel`, so that a run with that kernel forced (--sweep-only) judges the timing. (A
+    // shape this process launched before reports the way it kept instead.)
     std::optional<KernelChoice> choice;
     bool delegated = false;
     throw_if_failed(selected_kernel(sets_[0].args, nullptr, &choice, &delegated));

@@ -60,8 +60,9 @@ Status selected_kernel(const GatedMlpArgs& args, cudaStream_t stream, std::optio
 // A first launch under stream capture, or one whose residual is D itself (reruns would add to
 // it), keeps cuBLASLt's first candidate. A gated call's first launch times its ways the same way:
 // the fused kernel against the delegated path where it can run both, and at 321-1023 tokens the
-// rules' fused tiling against other tilings, after about 100 ms of untimed runs (gated_mlp.hpp); a
-// first launch under capture runs the rules' way.
+// rules' fused tiling against other tilings, after about 100 ms of untimed runs (gated_mlp.hpp: so
+// such a first launch takes 0.1-0.7 s of host time); a first launch under capture runs the rules'
+// way.
 // The choice holds for the process; where candidates run close, two processes may choose
 // differently and so round differently. Off (set_delegated_tuning(false) before a shape's first
 // launch, or EPIFUSE_DELEGATED_TUNING=0 in the environment), every delegated call runs cuBLASLt's

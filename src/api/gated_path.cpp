@@ -118,8 +118,9 @@ void time_gated_paths(GatedPaths* paths, const std::function<Status(const GatedR
   if (paths->delegated.found() && !run({true, std::nullopt}, stream).ok()) return;
   // The warm-up only where tilings are timed: there the idle GPU's boost clock ranked them unlike a
   // busy one. Where only the fused kernel and the delegated path are timed (17-320 tokens on the
-  // catalogue MLPs), the warm-up changed the way at 35 of 408 grid calls for no gain (1.002x the
-  // time without it) and cost each first launch about 100 ms (tuning/issue9/busy-gpu-timing/).
+  // catalogue MLPs), the warm-up changed the way at 32 of 392 grid calls for no gain (1.000x the
+  // time without it) and cost each first launch about 100 ms
+  // (bench/results/tuning/issue9/busy-gpu-timing/).
   const double warmup_ms = paths->alternatives.empty() ? 0.0 : kBusyWarmupMs;
   const CandidateTimes times = time_candidates(
       static_cast<int>(ways.size()), [&](int i, cudaStream_t s) { return run(ways[i], s).ok(); }, stream,

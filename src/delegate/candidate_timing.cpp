@@ -86,7 +86,8 @@ CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStre
   // Warm-up: the GPU's clock settles where it will run the call in a busy model's layer.
   const int usable_count = static_cast<int>(std::count(usable.begin(), usable.end(), true));
   if (warmup_ms > 0.0 && pass_us > 0.0 && usable_count > 0) {
-    const int passes = std::min(static_cast<int>(std::ceil(1000.0 * warmup_ms / pass_us)), kMaxWarmupRuns / usable_count);
+    const int passes = static_cast<int>(
+        std::min(std::ceil(1000.0 * warmup_ms / pass_us), static_cast<double>(kMaxWarmupRuns / usable_count)));
     for (int p = 0; p < passes; ++p) {
       for (int i = 0; i < count; ++i) {
         if (usable[i]) usable[i] = run(i, stream);
@@ -118,7 +119,7 @@ CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStre
       }
     }
   }
-  if (last == nullptr || cudaEventSynchronize(last) != cudaSuccess) return times;  // null: no candidate ran
+  if (last != nullptr && cudaEventSynchronize(last) != cudaSuccess) return times;  // null: no candidate ran
 
   times.median_us.assign(count, std::numeric_limits<double>::infinity());
   for (int i = 0; i < count; ++i) {

@@ -33,17 +33,17 @@ constexpr int kMinTimedRuns = 4;
 constexpr int kMaxTimedRuns = 10;
 
 // A gated call's first launch that times tilings (api/gated_path.cpp) first keeps the GPU busy
-// with its ways, untimed, for about this much device time. Under such load an H200 (700 W) drops
-// its SM clock from 1980 MHz to about 1500 within 30-100 ms, and not every tiling slows by as much.
-// Timed right after an idle host, the cooperative 128x224 tiles took 0.96-0.97x the unswapped
-// pingpong 128x128's time at 812x14336x3584; after 100 ms busy, 1.10x, as in the bench's
-// interleaved runs. At 406x18944x3584 the pingpong 112-token tiles went from 1.07x the stream-K
-// 224-token tiles' time to 0.89-0.93x (0.88x interleaved). With the warm-up, the first launch's
-// medians came within 1 % of the bench's for every tiling (median over 328 grid calls), where
-// without it they ran 3-12 % short (bench/results/tuning/issue9/busy-gpu-timing/).
+// with its ways, untimed, for about this much device time. Under such load an H200 (700 W power
+// limit) lowered its SM clock from 1980 MHz to as low as 1470 within 30-100 ms, and not every
+// tiling slowed by as much. Timed right after an idle host, the cooperative 128x224 tiles took
+// 0.96-0.97x the unswapped pingpong 128x128's time at 812x14336x3584; after 100 ms busy, 1.10x, as
+// in the bench's interleaved runs. At 406x18944x3584 the pingpong 112-token tiles went from 1.07x
+// the stream-K 224-token tiles' time to 0.89-0.93x (0.88x interleaved). With the warm-up, each
+// tiling's first-launch median came within 1.2 % of the bench's (median per tiling over 328 grid
+// calls), where without it they ran 4-11 % short (bench/results/tuning/issue9/busy-gpu-timing/).
 constexpr double kBusyWarmupMs = 100.0;
-// The warm-up's runs of all ways together at most, so that small calls cost the host no more
-// launches than 2000 (100 ms of calls of 50 us).
+// At most this many warm-up runs over all ways together: calls under 50 us get less than
+// kBusyWarmupMs, and each run costs the host one or two launches.
 constexpr int kMaxWarmupRuns = 2000;
 
 struct CandidateTimes {
@@ -54,9 +54,10 @@ struct CandidateTimes {
 // Runs every candidate i in [0, count) as `run(i, stream)`: a sizing pass of one run each, then
 // two passes (the second in reverse order) of, per candidate, an untimed run and half its timed
 // runs, with CUDA events around every run; waits for the stream and picks the first candidate
-// within kCandidateTieFactor of the fastest median. With `warmup_ms` > 0, passes over the
-// candidates run untimed between the sizing pass and the timed runs until about that much device
-// time (as the sizing pass measured it), at most kMaxWarmupRuns runs.
+// within kCandidateTieFactor of the fastest median. With `warmup_ms` > 0, a second sizing pass
+// (each kernel loaded by then) follows the first, and passes over the candidates run untimed
+// before the timed runs for about that much device time as that pass measured it, at most
+// kMaxWarmupRuns runs.
 // `run` returns false where candidate i could not be enqueued; that candidate is left out. Blocks
 // the host until the stream has finished every run; the stream must not be capturing.
 CandidateTimes time_candidates(int count, const std::function<bool(int, cudaStream_t)>& run, cudaStream_t stream,

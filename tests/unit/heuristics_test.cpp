@@ -1158,8 +1158,8 @@ TEST(GatedMlpHeuristics, TimesTwo176TokenTilesAt321To352Tokens) {
   }
 }
 
-// 353-1023 tokens: the first launch times the seven tilings the rules pick somewhere in that range,
-// the rules' own pick left out, in one order; a build without one of them times the others.
+// 353-1023 tokens: the first launch times seven tilings, the rules' own pick left out, in `seven`'s
+// order; a build without one of them times the others.
 TEST(GatedMlpHeuristics, TimesSevenTilingsAt353To1023Tokens) {
   const std::vector<std::string> seven = {"sm90_gated_mlp_bf16_bf16_swap_pingpong_128x112x64_c2x1",
                                           "sm90_gated_mlp_bf16_bf16_swap_coop_128x176x64_c2x1",

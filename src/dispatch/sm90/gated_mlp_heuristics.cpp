@@ -960,20 +960,23 @@ Status choose(const GatedMlpArgs& args, const DeviceCaps& caps, const std::vecto
 // they are not candidates.
 constexpr std::int64_t kTimedTilingsMinTokens = 321;
 constexpr std::int64_t kTimedTilingsMaxTokens = 352;
-// 353-1023 tokens: besides the rules' pick, the seven tilings the rules pick somewhere in this
-// range, timed at the call's first launch after about 100 ms of untimed runs (kBusyWarmupMs in
-// delegate/candidate_timing.hpp; since then the 176-token tiles at 321-352 tokens too). Without
-// that warm-up, at the boost clock of an idle GPU, the first launch timed the swapped tiles 5-11 %
+// 353-1023 tokens: besides the rules' pick, seven tilings, timed at the call's first launch after
+// about 100 ms of untimed runs (kBusyWarmupMs in delegate/candidate_timing.hpp; the 176-token
+// tiles above get the same warm-up): the five the rules pick most in this range on the catalogue
+// MLPs and random draws (the 96- and 128-token pingpong pairs, pingpong 160, cooperative 224, the
+// unswapped pingpong 128x128) and the pingpong 112 and cooperative 176-token tiles. Without that
+// warm-up, at the boost clock of an idle GPU, the first launch timed the swapped tiles 5-11 %
 // short of the bench's medians (the cooperative ones 10-11 %) and the unswapped pingpong 128x128
-// 4 % short, so it kept swapped tiles that ran 0.99-1.13x the rules' kernel's
-// time where the rules pick that pingpong (594-598 and 809-878 tokens); the forty-fifth session
-// therefore timed only where the rules pick the swapped 128-token pairs (577-768 tokens). H200
+// 4 % short, so it kept swapped tiles that ran 0.99-1.13x the rules' kernel's time where the
+// rules pick that pingpong (594-598 and 809-878 tokens,
+// bench/results/tuning/issue9/timed-577-768/); the band was 577-768 tokens, where the rules pick
+// the swapped 128-token pairs, until the warm-up. H200
 // (bench/results/tuning/issue9/busy-gpu-timing/), each call beside the rules' pick forced in the
 // same process: on the eight catalogue MLPs' full grid at 353-1023 tokens 137 of 328 first
 // launches kept another tiling, which took 0.964x the rules' pick's time (0.877-1.077x, 4 above
 // 1.03x; 0.962x, 0.961x and 0.981x at 353-576, 577-768 and 769-1023 tokens); on 176 random draws
 // there, the 18 that kept another tiling beside a forced rules' kernel took 0.961x (0.823-1.048x).
-// A first launch here costs about 120 ms of host time (86-207 ms on the grid, up to 678 ms on the
+// A first launch here costs about 120 ms of host time (95-207 ms on the grid, up to 678 ms on the
 // largest random draws).
 constexpr std::int64_t kTimedManyTilingsMinTokens = 353;
 constexpr std::int64_t kTimedManyTilingsMaxTokens = 1023;

@@ -64,6 +64,18 @@ def rules_us(c):
     return c["forced"].get(base)
 
 
+def dispatched_against_forced(cs):
+    """The dispatched row's time over the same kernel's forced sweep row, per MLP."""
+    per = defaultdict(list)
+    for k, c in cs.items():
+        if c["kernel"] in c["forced"]:
+            per[k[0]].append(c["ours"] / c["forced"][c["kernel"]])
+    print("- the dispatched row over the same kernel forced in the sweep (median, range):")
+    for model, xs in sorted(per.items()):
+        xs.sort()
+        print(f"  {model}: {xs[len(xs) // 2]:.3f} ({span(xs)}), {len(xs)} calls")
+
+
 def timed_lines(log):
     """shape 'MxNxK' -> (ways {name: us}, kept, host ms) from the first launches' log lines."""
     out, shape = {}, None
@@ -180,8 +192,14 @@ def grid_as_dispatched():
     for lo, hi in ((270, 320), (321, 352), (353, 576), (577, 768), (769, 1023)):
         b = [c["base"] / c["ours"] for k, c in new.items() if lo <= k[1] <= hi]
         print(f"  {lo}-{hi}: {len(b)} calls, {ratios(b)}")
-    host = sorted(w[2] for w in timed_lines(read("run163/grid-270-1023.log")).values())
-    print(f"- host time of a choice: median {host[len(host) // 2]:.1f} ms, {host[0]:.1f}-{host[-1]:.1f} ms")
+    timed = timed_lines(read("run163/grid-270-1023.log"))
+    for lo, hi in ((270, 320), (321, 352), (353, 1023), (321, 1023)):
+        host = sorted(w[2] for s, w in timed.items() if lo <= int(s.split("x")[0]) <= hi)
+        print(f"- host time of a choice at {lo}-{hi} tokens: median {host[len(host) // 2]:.1f} ms, "
+              f"{host[0]:.1f}-{host[-1]:.1f} ms ({len(host)} first launches)")
+    for model in sorted({k[0] for k in new}):
+        b = [c["base"] / c["ours"] for k, c in new.items() if k[0] == model and 270 <= k[1] <= 320]
+        print(f"  270-320 tokens, {model}: {span(b)}, below 0.97 {sum(x < 0.97 for x in b)} of {len(b)}")
     old = {}
     for g in (1, 2):
         with lzma.open(HERE.parent / "timed-577-768" / "grid-270-900-run155" / f"grid-270-900-{g}.json.xz", "rt") as f:
@@ -202,11 +220,14 @@ def fused_or_delegated():
         print(f"- {b}: {len(cs)} calls, {ratios([c['base'] / c['ours'] for c in cs.values()])}, "
               f"delegated {sum('delegated' in c['kernel'] for c in cs.values())}, first launches timed {len(timed)}")
     old, new = runs["old"], runs["new"]
-    keys = set(old) & set(new)
-    moved = [new[k]["ours"] / old[k]["ours"] for k in keys if new[k]["kernel"] != old[k]["kernel"]]
-    same = [new[k]["ours"] / old[k]["ours"] for k in keys if new[k]["kernel"] == old[k]["kernel"]]
-    print(f"- {len(moved)} calls ran another way with the warm-up: {geomean(moved):.3f}x the time ({span(moved)}); "
-          f"the {len(same)} others {geomean(same):.3f}x ({span(same)}), the spread between processes")
+    for lo, hi in ((17, 352), (17, 320), (321, 352)):
+        keys = [k for k in set(old) & set(new) if lo <= k[1] <= hi]
+        moved = [new[k]["ours"] / old[k]["ours"] for k in keys if new[k]["kernel"] != old[k]["kernel"]]
+        same = [new[k]["ours"] / old[k]["ours"] for k in keys if new[k]["kernel"] == old[k]["kernel"]]
+        print(f"- {lo}-{hi} tokens: {len(moved)} of {len(keys)} calls ran another way with the warm-up: "
+              f"{geomean(moved):.3f}x the time ({span(moved)}); the others {geomean(same):.3f}x ({span(same)}), "
+              f"the spread between processes; delegated {sum('delegated' in old[k]['kernel'] for k in keys)} -> "
+              f"{sum('delegated' in new[k]['kernel'] for k in keys)}")
 
 
 def proof():
@@ -240,6 +261,7 @@ def main():
     grid = [json.loads(read(f"run161/grid-{h}.json")) for h in (1, 2)]
     cs, timed = judge("run161 grid 353-1023 (8 catalogue MLPs)", grid, [read(f"run161/grid-{h}.log") for h in (1, 2)])
     fidelity(cs, timed)
+    dispatched_against_forced(cs)
     cs, timed = judge("run161 random draws at 353-1023 (seed 20261291)", [json.loads(read("run161/random.json"))],
                       [read("run161/random.log")])
     fidelity(cs, timed)
