@@ -58,7 +58,8 @@ const char* const kDefaultCases[] = {
 Case parse_case(const std::string& text) {
   Case c;
   const auto colon = text.find(':');
-  if (colon == std::string::npos || std::sscanf(text.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64, &c.M, &c.N, &c.K) != 3) {
+  const int fields = std::sscanf(text.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64, &c.M, &c.N, &c.K);
+  if (colon == std::string::npos || fields != 3) {
     std::fprintf(stderr, "bad case '%s' (want MxNxK:KERNEL,KERNEL)\n", text.c_str());
     std::exit(2);
   }

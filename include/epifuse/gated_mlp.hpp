@@ -33,10 +33,10 @@
 // product, runs a fused kernel. At 321-352 tokens the first launch also times two 176-token
 // tiles (352 rows) beside the rules' pick (on most weights 96-token pairs or 128-row tiles, 384
 // rows), and at 353-1023 tokens seven tilings (the five the rules pick most there and the 112-
-// and 176-token tiles); the shape keeps the fastest, and the workspace query covers them too. Such a first launch keeps
-// the GPU busy for about 100 ms before it times (a busy GPU's clock ranks tilings unlike an idle
-// one's), so it takes about 0.1-0.2 s of host time on the catalogue MLPs, up to 0.7 s on weights
-// of several GB. selected_kernel() (tuning.hpp) says which runs.
+// and 176-token tiles); the shape keeps the fastest, and the workspace query covers them too.
+// Such a first launch keeps the GPU busy for about 100 ms before it times (a busy GPU's clock
+// ranks tilings unlike an idle one's), so it takes about 0.1-0.2 s of host time on the catalogue
+// MLPs, up to 0.7 s on weights of several GB. selected_kernel() (tuning.hpp) says which runs.
 #pragma once
 
 #include <cstddef>
