@@ -1,10 +1,11 @@
 // A delegated call's first launch times cuBLASLt's candidates on the call's own operands
 // (epifuse/tuning.hpp): that launch and the later ones pass the fp64 check with D's guard bands
 // intact, a residual that is D itself is added once, later calls repeat one algorithm bitwise,
-// with tuning on or off. The timing helper keeps the fastest candidate and skips failing ones; the
-// gate it enqueues its runs behind holds a stream until opened.
+// with tuning on or off. The timing helper keeps the fastest candidate and skips failing ones, with
+// or without its warm-up; the gate it enqueues its runs behind holds a stream until opened.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -88,6 +89,29 @@ TEST_F(DelegatedTuning, TimingKeepsTheFastestAndSkipsFailures) {
   EXPECT_LT(times.median_us[1], times.median_us[0]);
   EXPECT_EQ(runs_of_failing, 1) << "a failed candidate is not run again";
   EXPECT_EQ(detail::time_candidates(2, [](int, cudaStream_t) { return false; }, nullptr).pick, -1);
+}
+
+// With a warm-up (as a gated first launch that times tilings): a candidate that fails only at its
+// fourth run, in the warm-up, is dropped there and not run again; the others are warmed up (far
+// more runs than the timing's own), then timed; where every candidate fails, none is picked.
+TEST_F(DelegatedTuning, WarmedUpTimingDropsACandidateThatFailsLater) {
+  DeviceBuffer buffer(std::size_t{64} << 20);
+  const std::size_t bytes[] = {std::size_t{64} << 20, std::size_t{64} << 10, std::size_t{64} << 10};
+  int runs[3] = {0, 0, 0};
+  const detail::CandidateTimes times = detail::time_candidates(
+      3,
+      [&](int i, cudaStream_t s) {
+        if (++runs[i] > 3 && i == 2) return false;
+        return cudaMemsetAsync(buffer.data(), 0, bytes[i], s) == cudaSuccess;
+      },
+      nullptr, 20.0);
+  EXPECT_EQ(times.pick, 1);
+  ASSERT_EQ(times.median_us.size(), 3u);
+  EXPECT_LT(times.median_us[1], times.median_us[0]);
+  EXPECT_TRUE(std::isinf(times.median_us[2])) << times.median_us[2];
+  EXPECT_EQ(runs[2], 4) << "a failed candidate is not run again";
+  EXPECT_GT(runs[1], 2 + 2 * detail::kMaxTimedRuns) << "no warm-up ran";
+  EXPECT_EQ(detail::time_candidates(2, [](int, cudaStream_t) { return false; }, nullptr, 20.0).pick, -1);
 }
 
 TEST_F(DelegatedTuning, GateHoldsItsStreamUntilOpened) {
