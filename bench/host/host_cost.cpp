@@ -17,6 +17,7 @@
 #include "bench/baselines/cublaslt_gemm.hpp"
 #include "bench/host/empty_kernel.hpp"
 #include "epifuse/epifuse.hpp"
+#include "src/api/kept_launches.hpp"
 #include "src/kernels/tensor_map_cache.hpp"
 #include "testing/gated_problem.hpp"
 #include "testing/gemm_problem.hpp"
@@ -165,31 +166,43 @@ class WeightDescriptor {
   PFN_cuTensorMapEncodeTiled_v12000 encode_ = nullptr;
 };
 
-// The same call with TMA descriptors kept and encoded anew, interleaved in blocks of 500 calls
-// (the host's speed drifts between runs by up to 30 %, within one run much less): one row each.
-std::vector<nlohmann::json> time_calls_keeping_or_not(const std::string& op, const std::string& shape, int calls,
-                                                      const std::function<Status(cudaStream_t)>& call,
-                                                      cudaStream_t stream) {
+// The same call with a cache on and off (`keep`), interleaved in blocks of 500 calls (the host's
+// speed drifts between runs by up to 30 %, within one run much less): one row each.
+struct Toggle {
+  std::function<void(bool)> keep;
+  const char* on;   // the rows' labels
+  const char* off;
+};
+
+const Toggle kDescriptors = {[](bool keep) { detail::keep_tensor_maps(keep); }, "descriptors kept",
+                             "descriptors encoded anew"};
+const Toggle kLaunches = {[](bool keep) { detail::keep_launches(keep); }, "launches kept", "launches made anew"};
+
+std::vector<nlohmann::json> time_calls_on_and_off(const Toggle& toggle, const std::string& op,
+                                                  const std::string& shape, int calls,
+                                                  const std::function<Status(cudaStream_t)>& call,
+                                                  cudaStream_t stream) {
   constexpr int kBlock = 500;
-  std::vector<double> us[2];  // [0] kept, [1] encoded anew
+  std::vector<double> us[2];  // [0] on, [1] off
   warm_up(op, call, stream);
   for (int block = 0; block * kBlock < 2 * calls; ++block) {
-    const int anew = block % 2;
-    detail::keep_tensor_maps(anew == 0);
-    for (int i = 0; i < kBlock; ++i) us[anew].push_back(cpu_us_of_call(i, op, call, stream));
+    const int off = block % 2;
+    toggle.keep(off == 0);
+    for (int i = 0; i < kBlock; ++i) us[off].push_back(cpu_us_of_call(i, op, call, stream));
   }
-  detail::keep_tensor_maps(true);
+  toggle.keep(true);
   cudaStreamSynchronize(stream);
-  return {summary_row(op, shape + ", A/B: descriptors kept", std::move(us[0])),
-          summary_row(op, shape + ", A/B: descriptors encoded anew", std::move(us[1]))};
+  return {summary_row(op, shape + ", A/B: " + toggle.on, std::move(us[0])),
+          summary_row(op, shape + ", A/B: " + toggle.off, std::move(us[1]))};
 }
 
-// The TMA descriptor cache where a decode step defeats it and where it does not: the packed
-// weight at 80 addresses in turn (80 layers' weights, each seen once per step), and x at a new
-// address at every call, more addresses than the cache keeps (x's descriptor encoded every call).
-// The addresses are offsets into one allocation: what the kernels read does not matter here.
+// The TMA descriptor cache, and the kept launches (`suffix` names which ran), where a decode step
+// defeats them and where it does not: the packed weight at 80 addresses in turn (80 layers'
+// weights, each seen once per step), and x at a new address at every call, more addresses than
+// either cache keeps (x's descriptor encoded and the call's launch kept anew every call). The
+// addresses are offsets into one allocation: what the kernels read does not matter here.
 std::vector<nlohmann::json> time_calls_over_addresses(const testing::GatedProblem& problem, int calls,
-                                                       cudaStream_t stream) {
+                                                       cudaStream_t stream, const std::string& suffix) {
   constexpr std::size_t kLayers = 80, kXAddresses = 5000, kWeightStep = 256, kXStep = 16;
   const GatedMlpArgs base = problem.args();
   const std::size_t weight_bytes = static_cast<std::size_t>(2 * base.w.N) * base.w.ld * 2;
@@ -197,12 +210,13 @@ std::vector<nlohmann::json> time_calls_over_addresses(const testing::GatedProble
   const testing::DeviceBuffer weights(weight_bytes + kLayers * kWeightStep), xs(x_bytes + kXAddresses * kXStep);
   std::size_t layer = 0, x_address = 0;
   GatedMlpArgs args = base;
-  nlohmann::json by_layer = time_calls("gated", "1x14336x4096, 80 weights in turn", calls, [&](cudaStream_t s) {
-    args.w.weight = weights.as<char>() + kWeightStep * (layer++ % kLayers);
-    return gated_mlp(args, s);
-  }, stream);
+  nlohmann::json by_layer =
+      time_calls("gated", "1x14336x4096, 80 weights in turn" + suffix, calls, [&](cudaStream_t s) {
+        args.w.weight = weights.as<char>() + kWeightStep * (layer++ % kLayers);
+        return gated_mlp(args, s);
+      }, stream);
   args = base;
-  nlohmann::json new_x = time_calls("gated", "1x14336x4096, x new every call", calls, [&](cudaStream_t s) {
+  nlohmann::json new_x = time_calls("gated", "1x14336x4096, x new every call" + suffix, calls, [&](cudaStream_t s) {
     args.x = xs.as<char>() + kXStep * (x_address++ % kXAddresses);
     return gated_mlp(args, s);
   }, stream);
@@ -233,16 +247,28 @@ nlohmann::json measure_host_cost(int calls) {
                             [&](cudaStream_t s) { return gemm(bias_gelu_problem.args(), s); }, stream));
   rows.push_back(time_calls("gated", "1x14336x4096", calls,
                             [&](cudaStream_t s) { return gated_mlp(gated_problem.args(), s); }, stream));
-  for (nlohmann::json& row : time_calls_over_addresses(gated_problem, calls, stream)) rows.push_back(row);
-  for (nlohmann::json& row : time_calls_keeping_or_not(
-           "gated", "1x14336x4096", calls, [&](cudaStream_t s) { return gated_mlp(gated_problem.args(), s); }, stream)) {
+  // Launches made anew: the rows as before kept launches (the descriptor cache alone), then kept.
+  detail::keep_launches(false);
+  for (nlohmann::json& row : time_calls_over_addresses(gated_problem, calls, stream, "")) rows.push_back(row);
+  detail::keep_launches(true);
+  for (nlohmann::json& row : time_calls_over_addresses(gated_problem, calls, stream, ", launches kept")) {
     rows.push_back(row);
   }
-  for (nlohmann::json& row : time_calls_keeping_or_not(
-           "gemm", "1x4096x4096 bias_gelu", calls,
-           [&](cudaStream_t s) { return gemm(bias_gelu_problem.args(), s); }, stream)) {
-    rows.push_back(row);
+  for (const Toggle* toggle : {&kLaunches, &kDescriptors}) {
+    // The descriptors' A/B with launches made anew: a kept launch encodes none.
+    detail::keep_launches(toggle == &kLaunches);
+    for (nlohmann::json& row :
+         time_calls_on_and_off(*toggle, "gated", "1x14336x4096", calls,
+                               [&](cudaStream_t s) { return gated_mlp(gated_problem.args(), s); }, stream)) {
+      rows.push_back(row);
+    }
+    for (nlohmann::json& row :
+         time_calls_on_and_off(*toggle, "gemm", "1x4096x4096 bias_gelu", calls,
+                               [&](cudaStream_t s) { return gemm(bias_gelu_problem.args(), s); }, stream)) {
+      rows.push_back(row);
+    }
   }
+  detail::keep_launches(true);
   // Where a gated call's time goes: validation alone; validation, the stream's device, the choice
   // and the workspace size (all but encoding the TMA descriptors and launching); the runtime
   // queries that check the stream's device; the pair of capture-mode exchanges around the

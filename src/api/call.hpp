@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <variant>
 #include <vector>
 
 #include <cuda_runtime_api.h>
 
+#include "api/kept_launches.hpp"
 #include "delegate/cublaslt_bias_act.hpp"
 #include "delegate/cublaslt_gated.hpp"
 #include "delegate/cublaslt_gemm.hpp"
@@ -136,11 +139,41 @@ Status launch_planned(const char* op, const Args& args, cudaStream_t stream, Cal
   return call->launcher->run(args, call->plan, stream);
 }
 
+// Whether a call that launches a kernel without a workspace enqueues that launch alone: a GEMM's
+// reductions are zeroed by memsets before it (src/epilogue/sm90_runtime_epilogue.cuh).
+inline bool launch_is_all_it_enqueues(const GatedMlpArgs&) { return true; }
+inline bool launch_is_all_it_enqueues(const GemmArgs& args) { return !args.epilogue.has_reductions(); }
+
+// launch_planned, and where the launch was all the call enqueued (one kernel, no workspace: no
+// padded operand, no stream-K partials), the launch kept for `key` (api/kept_launches.hpp), unless
+// the tuning switch changed since the key was made.
 template <class Args>
-Status launch_call(const char* op, const Args& args, cudaStream_t stream) {
-  Call<Args> call;
-  if (Status s = check_device(op, args, stream, &call.caps); !s.ok()) return s;
-  return launch_planned(op, args, stream, &call);
+Status launch_planned_and_keep(const char* op, const CallKey& key, const Args& args, cudaStream_t stream,
+                               Call<Args>* call) {
+  LaunchRecording recording;
+  if (Status s = launch_planned(op, args, stream, call); !s.ok()) return s;
+  if (call->workspace_bytes == 0 && launch_is_all_it_enqueues(args) &&
+      key.delegated_tuning() == delegated_tuning_enabled()) {
+    keep_launch(key, call->caps->device, recording.take_only());
+  }
+  return Status::success();
+}
+
+// Where this thread kept a launch for `key`: the device checks every call makes, then that launch
+// again on `stream`. std::nullopt where none is kept for the stream's device.
+template <class Args>
+std::optional<Status> repeat_kept_call(const char* op, const CallKey& key, const Args& args, cudaStream_t stream) {
+  const KeptLaunch* kept = find_kept_launch(key);
+  if (kept == nullptr) return std::nullopt;
+  const DeviceCaps* caps = nullptr;
+  if (Status s = check_device(op, args, stream, &caps); !s.ok()) return s;
+  if (caps->device != kept->device) return std::nullopt;
+  if (cudaError_t err = repeat_kept_launch(key, *kept, stream); err != cudaSuccess) {
+    cudaGetLastError();
+    return Status::cuda_error(std::string(op) + ": kernel launch: " + cudaGetErrorName(err) + " (" +
+                              cudaGetErrorString(err) + ")");
+  }
+  return Status::success();
 }
 
 }  // namespace epifuse::detail

@@ -1,10 +1,12 @@
 // Public entry points of the fused gated MLP: validate, read the stream's device, choose a
 // fused kernel or the delegated cuBLASLt + act·mul path, or time them (api/gated_path.hpp), check
-// the workspace, launch.
+// the workspace, launch; or repeat the launch this thread kept for the same arguments
+// (api/kept_launches.hpp).
 #include "epifuse/gated_mlp.hpp"
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "api/call.hpp"
 #include "api/gated_path.hpp"
@@ -57,14 +59,17 @@ Status gated_mlp_workspace_size(const GatedMlpArgs& args, cudaStream_t stream, s
 }
 
 Status gated_mlp(const GatedMlpArgs& args, cudaStream_t stream) {
+  const detail::CallKey key = detail::CallKey::of(args, detail::delegated_tuning_enabled());
+  if (std::optional<Status> repeated = detail::repeat_kept_call(kOp, key, args, stream)) return *repeated;
   if (Status s = validate_gated_mlp_args(args); !s.ok() || args.M == 0) return s;
   detail::Call<GatedMlpArgs> call;
   if (Status s = detail::check_device(kOp, args, stream, &call.caps); !s.ok()) return s;
   const std::size_t usable = detail::usable_delegated_workspace(args.workspace, args.workspace_bytes);
   detail::GatedPaths paths = detail::gated_paths(args, *call.caps, usable);
-  if (!paths.has_choice()) return detail::launch_planned(kOp, args, stream, &call);
+  if (!paths.has_choice()) return detail::launch_planned_and_keep(kOp, key, args, stream, &call);
   const detail::DeviceCaps* caps = call.caps;
-  auto run = [&](const detail::GatedRun& way, cudaStream_t s) {
+  // `keep`: the way is final, so a fused launch may be kept (api/kept_launches.hpp).
+  auto run = [&](const detail::GatedRun& way, cudaStream_t s, bool keep) {
     if (way.delegated) {  // planned again: its first run chooses cuBLASLt's candidate for the cached plan
       return detail::run_delegated_gated(args, detail::plan_delegated_gated(args, caps->device, usable), s);
     }
@@ -72,10 +77,15 @@ Status gated_mlp(const GatedMlpArgs& args, cudaStream_t stream) {
     fused_args.kernel = way.kernel;
     detail::Call<GatedMlpArgs> fused;
     fused.caps = caps;
-    return detail::launch_planned(kOp, fused_args, s, &fused);
+    return keep ? detail::launch_planned_and_keep(kOp, key, fused_args, s, &fused)
+                : detail::launch_planned(kOp, fused_args, s, &fused);
   };
-  if (detail::times_gated_paths(paths, stream)) detail::time_gated_paths(&paths, run, stream);
-  return run(paths.run(), stream);
+  if (detail::times_gated_paths(paths, stream)) {
+    detail::time_gated_paths(
+        &paths, [&](const detail::GatedRun& way, cudaStream_t s) { return run(way, s, false); }, stream);
+  }
+  // Until a first eager launch has timed the ways, the way may still change: kept only after.
+  return run(paths.run(), stream, paths.remembered);
 }
 
 }  // namespace epifuse

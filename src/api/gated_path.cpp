@@ -134,10 +134,10 @@ void time_gated_paths(GatedPaths* paths, const std::function<Status(const GatedR
     }
     std::fprintf(stderr, "%s; keeps %s; the choice took %.2f ms\n", line.c_str(), way_name(kept).c_str(), host_ms);
   }
-  paths->remembered = true;
-  paths->remembered_run = kept;
+  // The first thread to time a key decides for all, so that every thread runs (and keeps) one way.
   std::lock_guard<std::mutex> lock(paths_mutex());
-  remembered_paths()[paths->key] = kept;
+  paths->remembered = true;
+  paths->remembered_run = remembered_paths().try_emplace(paths->key, kept).first->second;
 }
 
 }  // namespace epifuse::detail

@@ -1,11 +1,13 @@
 // Public entry points of the GEMM: validate, read the stream's device, choose a kernel, check
-// the workspace, launch (after widening a 16-bit column bias for epifuse's own kernels).
+// the workspace, launch (after widening a 16-bit column bias for epifuse's own kernels); or repeat
+// the launch this thread kept for the same arguments (api/kept_launches.hpp).
 #include "epifuse/gemm.hpp"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "api/call.hpp"
@@ -156,6 +158,8 @@ Status gemm_workspace_size(const GemmArgs& args, cudaStream_t stream, std::size_
 }
 
 Status gemm(const GemmArgs& args, cudaStream_t stream) {
+  const detail::CallKey key = detail::CallKey::of(args, detail::delegated_tuning_enabled());
+  if (std::optional<Status> repeated = detail::repeat_kept_call(kOp, key, args, stream)) return *repeated;
   if (Status s = validate_gemm_args(args); !s.ok()) return s;
   if (launches_nothing(args)) {
     if (!args.epilogue.has_reductions()) return Status::success();
@@ -169,9 +173,9 @@ Status gemm(const GemmArgs& args, cudaStream_t stream) {
   }
   if (delegated.whole.found) return detail::run_delegated_gemm(args, delegated.whole, stream);
   if (delegated.bias_act.found()) return detail::run_delegated_bias_act(args, delegated.bias_act, stream);
-  if (wide_bias_bytes(args) == 0) return detail::launch_call(kOp, args, stream);
   detail::Call<GemmArgs> call;
   if (Status s = detail::check_device(kOp, args, stream, &call.caps); !s.ok()) return s;
+  if (wide_bias_bytes(args) == 0) return detail::launch_planned_and_keep(kOp, key, args, stream, &call);
   if (Status s = check_wide_bias_room(args); !s.ok()) return s;
   const GemmArgs own = detail::own_kernel_args(args);
   if (Status s = detail::plan_call(kOp, own, &call); !s.ok()) return s;

@@ -3,10 +3,10 @@
 // src/kernels/tensor_map_cache.hpp), a check that every descriptor encoded, the
 // shared-memory attribute (once per kernel and device), the caller's prologue (the call's own
 // workspace writes, e.g. a padded operand), the workspace initialisation (reduction outputs
-// zeroed), and the launch itself through cudaLaunchKernelEx. Every failure is a Status that says
-// which step failed and CUDA's cause; nothing is written or launched after a failed step. (The
-// descriptor check needs NDEBUG, as every epifuse build has: without it CuTe asserts on a failed
-// encode instead of leaving it zero.)
+// zeroed), and the launch itself through launch_kernel (kernel_launch.hpp, which an entry point
+// may record). Every failure is a Status that says which step failed and CUDA's cause; nothing is
+// written or launched after a failed step. (The descriptor check needs NDEBUG, as every epifuse
+// build has: without it CuTe asserts on a failed encode instead of leaving it zero.)
 #pragma once
 
 #include "epifuse/detail/cutlass_driver_calls.hpp"  // first: it sets how CUTLASS calls the driver
@@ -20,6 +20,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "epifuse/detail/kernel_launch.hpp"
 #include "epifuse/detail/relaxed_capture.hpp"
 #include "epifuse/status.hpp"
 
@@ -56,7 +57,7 @@ struct CutlassEntry {
   }
   template <class Kernel>
   cudaError_t launch(const cudaLaunchConfig_t& config, const typename Kernel::Params& params) const {
-    return cudaLaunchKernelEx(&config, function<Kernel>(), params);
+    return launch_kernel(config, function<Kernel>(), params);
   }
 };
 

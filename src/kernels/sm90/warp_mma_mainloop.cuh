@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "epifuse/detail/kernel_launch.hpp"
 #include "kernels/sm90/warp_mma_gemm_rules.hpp"
 
 namespace epifuse::kernels::sm90::warp_mma {
@@ -312,7 +313,7 @@ cudaError_t launch_ctas(Function function, std::int64_t blocks, int splits, unsi
   cluster[0].val.clusterDim.z = 1;
   config.attrs = cluster;
   config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, function, args...);
+  return epifuse::detail::launch_kernel(config, function, args...);
 }
 
 // Up to 8·kTokenTiles tokens.

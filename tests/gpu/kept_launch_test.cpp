@@ -1,0 +1,155 @@
+// Kept launches (api/kept_launches.hpp): a call that launched one kernel and nothing else is kept
+// by its arguments, and a later call with the same arguments repeats that launch. The repeat reads
+// its operands anew, passes the fp64 check, matches the whole path bit for bit, replays from a
+// CUDA graph, and still refuses to launch over a pending CUDA error. Calls that enqueue more than
+// their kernel (a GEMM's reductions, a stream-K workspace) are not kept.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "api/kept_launches.hpp"
+#include "epifuse/tuning.hpp"
+#include "tests/gpu/gpu_test.hpp"
+
+namespace epifuse::testing {
+namespace {
+
+class KeptLaunches : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    EPIFUSE_REQUIRE_HOPPER();
+    detail::forget_kept_launches();
+  }
+  void TearDown() override { detail::keep_launches(true); }
+};
+
+// A gated call at decode (the warp-mma kernel on an H200), one on the swapped 128x32 CUTLASS
+// kernel, and a GEMM with an fp32 bias and GELU (epifuse's own kernel: cuBLASLt takes no fp32
+// bias with a bf16 D).
+const GatedCase kDecodeGated = {5, 1024, 512, DType::kBF16, GatedActivation::kSwiGLU, true};
+const GatedCase kCutlassGated = {40, 3000, 1024, DType::kBF16, GatedActivation::kGeGLUTanh, false};
+const GemmCase kBiasGelu = {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0,
+                            {.col_bias = true, .activation = Activation::kGeluTanh}};
+
+void copy_device(const void* to, const void* from, std::size_t bytes) {
+  EPIFUSE_CHECK_CUDA(cudaMemcpy(const_cast<void*>(to), from, bytes, cudaMemcpyDeviceToDevice));
+}
+
+// The second call with the same arguments repeats the kept launch; with other operands copied into
+// the same buffers, it computes them (the kernel reads its operands, not a copy).
+TEST_F(KeptLaunches, ARepeatedGatedCallReadsItsOperandsAnew) {
+  for (const GatedCase& c : {kDecodeGated, kCutlassGated}) {
+    SCOPED_TRACE(c.name());
+    detail::forget_kept_launches();
+    GatedProblem p(c, case_seed(c.name()));
+    const GatedReport first = run_and_check_gated(p);
+    EXPECT_TRUE(first.passed) << first.text;
+    EXPECT_EQ(detail::kept_launch_count(), 1u) << "the call's launch was not kept";
+    const std::size_t repeats = detail::repeated_launch_count();
+    const GatedReport again = run_and_check_gated(p);
+    EXPECT_TRUE(again.passed) << again.text;
+    EXPECT_EQ(detail::repeated_launch_count(), repeats + 1) << "the second call did not repeat the launch";
+
+    GatedProblem other(c, case_seed(c.name() + " other operands"));
+    const GatedMlpArgs& a = p.args();
+    const GatedMlpArgs& b = other.args();
+    copy_device(a.x, b.x, static_cast<std::size_t>(a.M * a.ldx) * 2);
+    copy_device(a.w.weight, b.w.weight, static_cast<std::size_t>(2 * a.w.N * a.w.ld) * 2);
+    if (a.w.bias != nullptr) copy_device(a.w.bias, b.w.bias, static_cast<std::size_t>(2 * a.w.N) * sizeof(float));
+    p.poison_output();
+    const Status s = gated_mlp(a, nullptr);
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+    EXPECT_EQ(detail::repeated_launch_count(), repeats + 2);
+    const GatedReport moved = check_gated_output(other, p.out().data(), a.ldo);
+    EXPECT_TRUE(moved.passed) << moved.text;
+  }
+}
+
+TEST_F(KeptLaunches, ARepeatedGemmPassesAndMatchesTheWholePathBitwise) {
+  GemmProblem p(kBiasGelu, case_seed(kBiasGelu.name()));
+  std::optional<KernelChoice> choice;
+  bool delegated = true;
+  ASSERT_TRUE(selected_kernel(p.args(), nullptr, &choice, &delegated).ok());
+  ASSERT_FALSE(delegated) << kBiasGelu.name() << " no longer runs epifuse's own kernel";
+  detail::keep_launches(false);
+  const CheckReport whole = run_and_check(p);
+  EXPECT_TRUE(whole.passed) << whole.text;
+  const std::vector<std::uint8_t> whole_bits = p.d().download();
+  EXPECT_EQ(detail::kept_launch_count(), 0u) << "kept while keeping was off";
+  detail::keep_launches(true);
+  const std::size_t repeats = detail::repeated_launch_count();
+  for (int call = 0; call < 3; ++call) {
+    const CheckReport r = run_and_check(p);
+    EXPECT_TRUE(r.passed) << "call " << call << ": " << r.text;
+    EXPECT_EQ(p.d().download(), whole_bits) << "call " << call;
+  }
+  EXPECT_EQ(detail::kept_launch_count(), 1u);
+  EXPECT_EQ(detail::repeated_launch_count(), repeats + 2);
+}
+
+// The kept launch repeated under capture: each replay of the graph checks out.
+TEST_F(KeptLaunches, AKeptLaunchReplaysFromACudaGraph) {
+  GatedProblem p(kCutlassGated, case_seed(kCutlassGated.name()));
+  const GatedReport eager = run_and_check_gated(p);
+  ASSERT_TRUE(eager.passed) << eager.text;
+  const std::size_t repeats = detail::repeated_launch_count();
+  cudaStream_t stream;
+  EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  const Status s = gated_mlp(p.args(), stream);
+  EPIFUSE_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  EXPECT_EQ(detail::repeated_launch_count(), repeats + 1) << "the captured call did not repeat the launch";
+  cudaGraphExec_t exec;
+  EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 2; ++replay) {
+    p.poison_output();
+    EPIFUSE_CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+    const GatedReport r = check_gated_output(p, p.out().data(), p.args().ldo);
+    EXPECT_TRUE(r.passed) << "replay " << replay << ": " << r.text;
+  }
+  EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
+  EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
+  EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+TEST_F(KeptLaunches, AKeptCallStillRefusesAPendingError) {
+  GatedProblem p(kDecodeGated, case_seed(kDecodeGated.name()));
+  ASSERT_TRUE(run_and_check_gated(p).passed);
+  ASSERT_EQ(detail::kept_launch_count(), 1u);
+  const std::size_t repeats = detail::repeated_launch_count();
+  p.poison_output();
+  void* huge = nullptr;
+  ASSERT_EQ(cudaMalloc(&huge, std::size_t{1} << 62), cudaErrorMemoryAllocation);  // leaves the error pending
+  const Status s = gated_mlp(p.args(), nullptr);
+  expect_rejected(s, StatusCode::kCudaError, "a CUDA error from earlier work is pending: cudaErrorMemoryAllocation");
+  EXPECT_EQ(cudaGetLastError(), cudaErrorMemoryAllocation) << "the caller's error stays theirs to clear";
+  EXPECT_EQ(detail::repeated_launch_count(), repeats);
+  EPIFUSE_CHECK_CUDA(cudaDeviceSynchronize());
+  for (std::uint8_t byte : p.out().download()) ASSERT_EQ(byte, p.poison_byte()) << "the refused call wrote out";
+}
+
+TEST_F(KeptLaunches, CallsThatEnqueueMoreThanTheirKernelAreNotKept) {
+  const GemmCase with_amax = {1, 4096, 4096, DType::kBF16, DType::kBF16, 0, 0,
+                              {.col_bias = true, .activation = Activation::kGeluTanh, .reductions = kAmax}};
+  GatedCase split_k = {40, 3000, 1024, DType::kBF16, GatedActivation::kSwiGLU, false};
+  split_k.kernel = "sm90_gated_mlp_bf16_bf16_swap_coop_128x128x64_c1x1_streamk";
+  split_k.splits = 2;
+  GemmProblem gemm_problem(with_amax, case_seed(with_amax.name()));
+  GatedProblem gated_problem(split_k, case_seed(split_k.name()));
+  for (int call = 0; call < 2; ++call) {
+    const CheckReport g = run_and_check(gemm_problem);
+    EXPECT_TRUE(g.passed) << g.text;
+    const GatedReport r = run_and_check_gated(gated_problem);
+    EXPECT_TRUE(r.passed) << r.text;
+  }
+  EXPECT_EQ(detail::kept_launch_count(), 0u);
+}
+
+}  // namespace
+}  // namespace epifuse::testing
