@@ -5,6 +5,18 @@ namespace {
 
 __global__ void empty_kernel() {}
 
+// About as many parameter bytes as a CUTLASS GEMM's (three TMA descriptors and the rest).
+struct LargeParams {
+  unsigned char bytes[kLargeParamBytes];
+};
+
+__global__ void empty_kernel_with_params(const __grid_constant__ LargeParams) {}
+
+__global__ void empty_kernel_with_shared_memory() {
+  extern __shared__ unsigned char shared[];
+  (void)shared;
+}
+
 }  // namespace
 
 cudaError_t launch_empty_kernel(cudaStream_t stream) {
@@ -27,6 +39,20 @@ cudaError_t launch_empty_kernel_ex(cudaStream_t stream, unsigned cluster_n) {
     config.numAttrs = 1;
   }
   return cudaLaunchKernelEx(&config, empty_kernel);
+}
+
+cudaError_t launch_empty_kernel_with_params(cudaStream_t stream) {
+  const LargeParams params{};
+  empty_kernel_with_params<<<1, 32, 0, stream>>>(params);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_empty_kernel_with_shared_memory(cudaStream_t stream) {
+  static const cudaError_t allowed = cudaFuncSetAttribute(
+      empty_kernel_with_shared_memory, cudaFuncAttributeMaxDynamicSharedMemorySize, kLargeSharedBytes);
+  if (allowed != cudaSuccess) return allowed;
+  empty_kernel_with_shared_memory<<<1, 384, kLargeSharedBytes, stream>>>();
+  return cudaGetLastError();
 }
 
 }  // namespace epifuse::bench

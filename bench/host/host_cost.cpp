@@ -318,6 +318,20 @@ nlohmann::json measure_host_cost(int calls) {
   stage("empty_cluster_launch_1x2", [&](cudaStream_t s) {
     return launch_empty_kernel_ex(s, 2) == cudaSuccess ? Status::success() : Status::cuda_error("empty kernel");
   });
+  stage("empty_kernel_launch_1536_param_bytes", [&](cudaStream_t s) {
+    return launch_empty_kernel_with_params(s) == cudaSuccess ? Status::success() : Status::cuda_error("empty kernel");
+  });
+  stage("empty_kernel_launch_200_kib_shared", [&](cudaStream_t s) {
+    return launch_empty_kernel_with_shared_memory(s) == cudaSuccess ? Status::success()
+                                                                     : Status::cuda_error("empty kernel");
+  });
+  // The gated call's own kept launch alone, without the key, the lookup and the device checks.
+  const detail::KeptLaunch* kept = detail::find_kept_launch(detail::CallKey::of(g, delegated_tuning()));
+  if (kept != nullptr) {
+    stage("kept_launch_alone", [&](cudaStream_t s) {
+      return kept->launch.launch(s) == cudaSuccess ? Status::success() : Status::cuda_error("kept launch");
+    });
+  }
   // For scale: the host cost of the call a user would make instead.
   const GemmArgs a = gemm_problem.args();
   CublasLtGemm lt(1, 4096, 4096, DType::kBF16, DType::kBF16, LtEpilogue::kNone);

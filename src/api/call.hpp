@@ -150,6 +150,7 @@ inline bool launch_is_all_it_enqueues(const GemmArgs& args) { return !args.epilo
 template <class Args>
 Status launch_planned_and_keep(const char* op, const CallKey& key, const Args& args, cudaStream_t stream,
                                Call<Args>* call) {
+  if (!worth_keeping(key)) return launch_planned(op, args, stream, call);
   LaunchRecording recording;
   if (Status s = launch_planned(op, args, stream, call); !s.ok()) return s;
   if (call->workspace_bytes == 0 && launch_is_all_it_enqueues(args) &&

@@ -1,5 +1,6 @@
 #include "api/kept_launches.hpp"
 
+#include <array>
 #include <atomic>
 #include <unordered_map>
 #include <utility>
@@ -22,6 +23,10 @@ std::unordered_map<CallKey, KeptLaunch, Hash>& launches() {
 
 thread_local std::size_t repeats = 0;
 
+// Hashes of keys met once, direct-mapped: a collision only delays or hastens a keep.
+constexpr std::size_t kMetSlots = 4096;
+thread_local std::array<std::size_t, kMetSlots> met{};
+
 std::atomic<bool> keeping{true};
 
 }  // namespace
@@ -31,6 +36,15 @@ const KeptLaunch* find_kept_launch(const CallKey& key) {
   const auto& kept = launches();
   const auto it = kept.find(key);
   return it == kept.end() ? nullptr : &it->second;
+}
+
+bool worth_keeping(const CallKey& key) {
+  if (!keeping.load(std::memory_order_relaxed)) return false;
+  const std::size_t hash = key.hash() | 1;  // never the empty slot's 0
+  std::size_t& slot = met[hash % kMetSlots];
+  if (slot == hash) return true;
+  slot = hash;
+  return false;
 }
 
 void keep_launch(const CallKey& key, int device, std::optional<RecordedLaunch> launch) {
@@ -56,6 +70,9 @@ std::size_t kept_launch_count() { return launches().size(); }
 
 std::size_t repeated_launch_count() { return repeats; }
 
-void forget_kept_launches() { launches().clear(); }
+void forget_kept_launches() {
+  launches().clear();
+  met.fill(0);
+}
 
 }  // namespace epifuse::detail

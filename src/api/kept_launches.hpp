@@ -22,6 +22,11 @@ struct KeptLaunch {
 // This thread's launch for `key`, or null (none, or keeping is off).
 const KeptLaunch* find_kept_launch(const CallKey& key);
 
+// Whether a call with `key` and no kept launch should record its launch to keep it: keeping is
+// on and this thread met the key before. A key is kept at its second call, so that calls whose
+// arguments never come again (x at a new address every call) pay no recording.
+bool worth_keeping(const CallKey& key);
+
 // Keeps `launch` for `key` on `device` (nothing where keeping is off or there is no launch).
 void keep_launch(const CallKey& key, int device, std::optional<RecordedLaunch> launch);
 
