@@ -17,6 +17,11 @@ __global__ void empty_kernel_with_shared_memory() {
   (void)shared;
 }
 
+__global__ void empty_kernel_with_params_and_shared_memory(const __grid_constant__ LargeParams) {
+  extern __shared__ unsigned char shared[];
+  (void)shared;
+}
+
 }  // namespace
 
 cudaError_t launch_empty_kernel(cudaStream_t stream) {
@@ -52,6 +57,15 @@ cudaError_t launch_empty_kernel_with_shared_memory(cudaStream_t stream) {
       empty_kernel_with_shared_memory, cudaFuncAttributeMaxDynamicSharedMemorySize, kLargeSharedBytes);
   if (allowed != cudaSuccess) return allowed;
   empty_kernel_with_shared_memory<<<1, 384, kLargeSharedBytes, stream>>>();
+  return cudaGetLastError();
+}
+
+cudaError_t launch_empty_kernel_like_cutlass(cudaStream_t stream, unsigned blocks) {
+  static const cudaError_t allowed = cudaFuncSetAttribute(
+      empty_kernel_with_params_and_shared_memory, cudaFuncAttributeMaxDynamicSharedMemorySize, kLargeSharedBytes);
+  if (allowed != cudaSuccess) return allowed;
+  const LargeParams params{};
+  empty_kernel_with_params_and_shared_memory<<<blocks, 384, kLargeSharedBytes, stream>>>(params);
   return cudaGetLastError();
 }
 

@@ -19,5 +19,7 @@ constexpr int kLargeParamBytes = 1536;
 constexpr int kLargeSharedBytes = 200 * 1024;
 cudaError_t launch_empty_kernel_with_params(cudaStream_t stream);
 cudaError_t launch_empty_kernel_with_shared_memory(cudaStream_t stream);
+// Both at once, on `blocks` blocks (a persistent CUTLASS grid has one per SM).
+cudaError_t launch_empty_kernel_like_cutlass(cudaStream_t stream, unsigned blocks);
 
 }  // namespace epifuse::bench

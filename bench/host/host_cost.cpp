@@ -325,9 +325,22 @@ nlohmann::json measure_host_cost(int calls) {
     return launch_empty_kernel_with_shared_memory(s) == cudaSuccess ? Status::success()
                                                                      : Status::cuda_error("empty kernel");
   });
+  stage("empty_kernel_launch_like_cutlass_1_block", [&](cudaStream_t s) {
+    return launch_empty_kernel_like_cutlass(s, 1) == cudaSuccess ? Status::success()
+                                                                  : Status::cuda_error("empty kernel");
+  });
+  stage("empty_kernel_launch_like_cutlass_132_blocks", [&](cudaStream_t s) {
+    return launch_empty_kernel_like_cutlass(s, 132) == cudaSuccess ? Status::success()
+                                                                    : Status::cuda_error("empty kernel");
+  });
   // The gated call's own kept launch alone, without the key, the lookup and the device checks.
   const detail::KeptLaunch* kept = detail::find_kept_launch(detail::CallKey::of(g, delegated_tuning()));
   if (kept != nullptr) {
+    const cudaLaunchConfig_t& c = kept->launch.config();
+    std::fprintf(stderr, "[host] the gated call's kept launch: grid %ux%ux%u, block %u, %zu bytes of shared memory, "
+                 "%zu parameter bytes (each parameter rounded up to 64), %u launch attributes\n",
+                 c.gridDim.x, c.gridDim.y, c.gridDim.z, c.blockDim.x, c.dynamicSmemBytes, kept->launch.param_bytes(),
+                 c.numAttrs);
     stage("kept_launch_alone", [&](cudaStream_t s) {
       return kept->launch.launch(s) == cudaSuccess ? Status::success() : Status::cuda_error("kept launch");
     });

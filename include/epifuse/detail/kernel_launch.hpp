@@ -49,6 +49,11 @@ class RecordedLaunch {
 
   cudaError_t launch(cudaStream_t stream) const;
 
+  // What it launches (the host-cost bench prints it): grid, block and shared memory, and the
+  // parameter bytes, each parameter rounded up to 64.
+  const cudaLaunchConfig_t& config() const { return config_; }
+  std::size_t param_bytes() const { return params_.size() * sizeof(Chunk); }
+
  private:
   struct alignas(64) Chunk {
     unsigned char bytes[64];
