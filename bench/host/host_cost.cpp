@@ -223,6 +223,20 @@ std::vector<nlohmann::json> time_calls_over_addresses(const testing::GatedProble
   return {by_layer, new_x};
 }
 
+// Kept launches where no call's arguments come again (x at a new address every call): what the
+// key and the lookup cost a call that cannot be repeated, on and off in alternating blocks.
+std::vector<nlohmann::json> time_new_x_with_and_without_keeping(const testing::GatedProblem& problem, int calls,
+                                                                 cudaStream_t stream) {
+  constexpr std::size_t kXAddresses = 5000, kXStep = 16;
+  GatedMlpArgs args = problem.args();
+  const testing::DeviceBuffer xs(static_cast<std::size_t>(args.M) * args.ldx * 2 + kXAddresses * kXStep);
+  std::size_t x_address = 0;
+  return time_calls_on_and_off(kLaunches, "gated", "1x14336x4096, x new every call", calls, [&](cudaStream_t s) {
+    args.x = xs.as<char>() + kXStep * (x_address++ % kXAddresses);
+    return gated_mlp(args, s);
+  }, stream);
+}
+
 }  // namespace
 
 nlohmann::json measure_host_cost(int calls) {
@@ -254,6 +268,7 @@ nlohmann::json measure_host_cost(int calls) {
   for (nlohmann::json& row : time_calls_over_addresses(gated_problem, calls, stream, ", launches kept")) {
     rows.push_back(row);
   }
+  for (nlohmann::json& row : time_new_x_with_and_without_keeping(gated_problem, calls, stream)) rows.push_back(row);
   for (const Toggle* toggle : {&kLaunches, &kDescriptors}) {
     // The descriptors' A/B with launches made anew: a kept launch encodes none.
     detail::keep_launches(toggle == &kLaunches);

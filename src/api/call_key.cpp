@@ -66,6 +66,7 @@ CallKey CallKey::of(const GatedMlpArgs& args, bool delegated_tuning) {
   writer.add(scale);
   writer.add(static_cast<std::uint64_t>(workspace_bytes));
   writer.add(kernel);
+  key.hash_words();
   return key;
 }
 
@@ -92,10 +93,11 @@ CallKey CallKey::of(const GemmArgs& args, bool delegated_tuning) {
   for (const float f : {alpha, leaky_slope, clamp_lo, clamp_hi, beta}) writer.add(f);
   writer.add(static_cast<std::uint64_t>(workspace_bytes));
   writer.add(kernel);
+  key.hash_words();
   return key;
 }
 
-std::size_t CallKey::hash() const {
+void CallKey::hash_words() {
   // FNV-1a's multiply over whole words, with a shift so that high bits reach the low ones.
   std::uint64_t h = 1469598103934665603ull;
   for (std::uint64_t word : words_) {
@@ -103,7 +105,7 @@ std::size_t CallKey::hash() const {
     h *= 1099511628211ull;
     h ^= h >> 29;
   }
-  return static_cast<std::size_t>(h);
+  hash_ = static_cast<std::size_t>(h);
 }
 
 }  // namespace epifuse::detail

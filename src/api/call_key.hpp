@@ -19,7 +19,7 @@ class CallKey {
   static CallKey of(const GemmArgs& args, bool delegated_tuning);
 
   bool operator==(const CallKey& other) const { return words_ == other.words_; }
-  std::size_t hash() const;
+  std::size_t hash() const { return hash_; }
   bool delegated_tuning() const { return (words_[0] & 1) != 0; }
 
   // Enough for the GEMM's 57 words; unused words stay zero.
@@ -27,7 +27,10 @@ class CallKey {
 
  private:
   friend class CallKeyWriter;
+  void hash_words();  // once the words are written
+
   std::array<std::uint64_t, kWords> words_{};
+  std::size_t hash_ = 0;
 };
 
 }  // namespace epifuse::detail
