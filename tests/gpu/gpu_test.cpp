@@ -56,6 +56,29 @@ void expect_gemm_graph_replays_pass(GemmProblem& p, int replays) {
   EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
+void expect_gated_graph_replays_pass(GatedProblem& p, int replays) {
+  cudaStream_t stream;
+  EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  const Status s = gated_mlp(p.args(), stream);
+  const cudaError_t captured = cudaStreamEndCapture(stream, &graph);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
+  cudaGraphExec_t exec;
+  EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < replays; ++replay) {
+    p.poison_output();
+    EPIFUSE_CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
+    const GatedReport r = check_gated_output(p, p.out().data(), p.args().ldo);
+    EXPECT_TRUE(r.passed) << "replay " << replay << ": " << r.text;
+  }
+  EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
+  EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
+  EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
 void expect_rejected(const Status& s, StatusCode code, const std::string& message) {
   EXPECT_EQ(s.code(), code) << s.to_string();
   EXPECT_NE(s.message().find(message), std::string::npos) << "expected: " << message << "\ngot: " << s.message();

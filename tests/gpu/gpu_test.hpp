@@ -42,6 +42,8 @@ std::string param_name(const ::testing::TestParamInfo<Case>& info) {
 // Captures gemm(p.args()) on a fresh stream (Global mode), then replays the graph `replays` times,
 // each on re-poisoned outputs and workspace and checked against the fp64 reference.
 void expect_gemm_graph_replays_pass(GemmProblem& p, int replays = 2);
+// The same for gated_mlp(p.args()), each replay on a re-poisoned output.
+void expect_gated_graph_replays_pass(GatedProblem& p, int replays = 2);
 
 // Expects `s` to be a rejection of `code` whose message contains `message`.
 void expect_rejected(const Status& s, StatusCode code, const std::string& message);

@@ -101,26 +101,8 @@ TEST_F(KeptLaunches, AKeptLaunchReplaysFromACudaGraph) {
   }
   ASSERT_EQ(detail::kept_launch_count(), 1u);
   const std::size_t repeats = detail::repeated_launch_count();
-  cudaStream_t stream;
-  EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaGraph_t graph;
-  EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  const Status s = gated_mlp(p.args(), stream);
-  EPIFUSE_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
-  ASSERT_TRUE(s.ok()) << s.to_string();
+  expect_gated_graph_replays_pass(p);
   EXPECT_EQ(detail::repeated_launch_count(), repeats + 1) << "the captured call did not repeat the launch";
-  cudaGraphExec_t exec;
-  EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  for (int replay = 0; replay < 2; ++replay) {
-    p.poison_output();
-    EPIFUSE_CHECK_CUDA(cudaGraphLaunch(exec, stream));
-    EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
-    const GatedReport r = check_gated_output(p, p.out().data(), p.args().ldo);
-    EXPECT_TRUE(r.passed) << "replay " << replay << ": " << r.text;
-  }
-  EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
-  EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
-  EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
 TEST_F(KeptLaunches, AKeptCallStillRefusesAPendingError) {

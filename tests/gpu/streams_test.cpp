@@ -172,30 +172,11 @@ TEST_F(Streams, KeptAndFreshDescriptorsComputeTheSame) {
 TEST_F(Streams, DelegatedGatedCallInsideGraphCapture) {
   const GatedCase c = {97, 320, 6144, DType::kBF16, GatedActivation::kGeGLUTanh, true};
   GatedProblem p(c, case_seed(c.name()));
-  cudaStream_t stream;
-  EPIFUSE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaGraph_t graph;
-  EPIFUSE_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  const Status m = gated_mlp(p.args(), stream);
-  const cudaError_t captured = cudaStreamEndCapture(stream, &graph);
-  ASSERT_TRUE(m.ok()) << m.to_string();
-  ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
+  expect_gated_graph_replays_pass(p);
   std::optional<KernelChoice> choice;
   bool delegated = false;
   ASSERT_TRUE(selected_kernel(p.args(), nullptr, &choice, &delegated).ok());
   EXPECT_TRUE(delegated) << "dispatch no longer delegates " << c.name();
-  cudaGraphExec_t exec;
-  EPIFUSE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  for (int replay = 0; replay < 2; ++replay) {
-    p.poison_output();
-    EPIFUSE_CHECK_CUDA(cudaGraphLaunch(exec, stream));
-    EPIFUSE_CHECK_CUDA(cudaStreamSynchronize(stream));
-    const GatedReport r = check_gated_output(p, p.out().data(), p.args().ldo);
-    EXPECT_TRUE(r.passed) << "replay " << replay << ": " << r.text;
-  }
-  EPIFUSE_CHECK_CUDA(cudaGraphExecDestroy(exec));
-  EPIFUSE_CHECK_CUDA(cudaGraphDestroy(graph));
-  EPIFUSE_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
 }  // namespace
