@@ -144,19 +144,20 @@ Status launch_planned(const char* op, const Args& args, cudaStream_t stream, Cal
 inline bool launch_is_all_it_enqueues(const GatedMlpArgs&) { return true; }
 inline bool launch_is_all_it_enqueues(const GemmArgs& args) { return !args.epilogue.has_reductions(); }
 
-// launch_planned, and where the launch was all the call enqueued (one kernel, no workspace: no
-// padded operand, no stream-K partials), the launch kept for `key` (api/kept_launches.hpp), unless
-// the tuning switch changed since the key was made.
+// launch_planned, keeping the launch for `key` (api/kept_launches.hpp) where it is all the call
+// enqueues (one kernel, no workspace: no padded operand, no stream-K partials), the tuning switch
+// is as the key says, and this thread met the key before (kept from its second call).
 template <class Args>
 Status launch_planned_and_keep(const char* op, const CallKey& key, const Args& args, cudaStream_t stream,
                                Call<Args>* call) {
-  if (!worth_keeping(key)) return launch_planned(op, args, stream, call);
+  if (Status s = plan_call(op, args, call); !s.ok()) return s;
+  if (Status s = check_workspace(op, call->workspace_bytes, args.workspace, args.workspace_bytes); !s.ok()) return s;
+  const bool keepable = call->workspace_bytes == 0 && launch_is_all_it_enqueues(args) &&
+                        key.delegated_tuning() == delegated_tuning_enabled();
+  if (!keepable || !seen_before(key)) return call->launcher->run(args, call->plan, stream);
   LaunchRecording recording;
-  if (Status s = launch_planned(op, args, stream, call); !s.ok()) return s;
-  if (call->workspace_bytes == 0 && launch_is_all_it_enqueues(args) &&
-      key.delegated_tuning() == delegated_tuning_enabled()) {
-    keep_launch(key, call->caps->device, recording.take_only());
-  }
+  if (Status s = call->launcher->run(args, call->plan, stream); !s.ok()) return s;
+  keep_launch(key, call->caps->device, recording.take_only());
   return Status::success();
 }
 

@@ -84,8 +84,8 @@ Status gated_mlp(const GatedMlpArgs& args, cudaStream_t stream) {
     detail::time_gated_paths(
         &paths, [&](const detail::GatedRun& way, cudaStream_t s) { return run(way, s, false); }, stream);
   }
-  // Until a first eager launch has timed the ways, the way may still change: kept only after.
-  return run(paths.run(), stream, paths.remembered);
+  // With tuning on, the way may change until a first eager launch has timed it: kept only after.
+  return run(paths.run(), stream, paths.remembered || !detail::delegated_tuning_enabled());
 }
 
 }  // namespace epifuse

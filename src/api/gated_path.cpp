@@ -125,19 +125,22 @@ void time_gated_paths(GatedPaths* paths, const std::function<Status(const GatedR
   const CandidateTimes times = time_candidates(
       static_cast<int>(ways.size()), [&](int i, cudaStream_t s) { return run(ways[i], s).ok(); }, stream,
       warmup_ms);
-  const GatedRun kept = times.pick >= 0 ? ways[times.pick] : ways[0];
+  const GatedRun fastest = times.pick >= 0 ? ways[times.pick] : ways[0];
+  {
+    // The first thread to time a key decides for all, so that every thread runs (and keeps) one way.
+    std::lock_guard<std::mutex> lock(paths_mutex());
+    paths->remembered = true;
+    paths->remembered_run = remembered_paths().try_emplace(paths->key, fastest).first->second;
+  }
   if (delegated_tuning_logged() && times.median_us.size() == ways.size()) {
     const double host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::string line = "[epifuse] gated ways:";
     for (std::size_t i = 0; i < ways.size(); ++i) {
       line += (i == 0 ? " " : ", ") + way_name(ways[i]) + " " + std::to_string(times.median_us[i]) + " us";
     }
-    std::fprintf(stderr, "%s; keeps %s; the choice took %.2f ms\n", line.c_str(), way_name(kept).c_str(), host_ms);
+    std::fprintf(stderr, "%s; keeps %s; the choice took %.2f ms\n", line.c_str(),
+                 way_name(paths->remembered_run).c_str(), host_ms);
   }
-  // The first thread to time a key decides for all, so that every thread runs (and keeps) one way.
-  std::lock_guard<std::mutex> lock(paths_mutex());
-  paths->remembered = true;
-  paths->remembered_run = remembered_paths().try_emplace(paths->key, kept).first->second;
 }
 
 }  // namespace epifuse::detail

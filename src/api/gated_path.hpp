@@ -79,7 +79,8 @@ GatedPaths gated_paths(const GatedMlpArgs& args, const DeviceCaps& caps, std::si
 bool times_gated_paths(const GatedPaths& paths, cudaStream_t stream);
 
 // Times `run(way, stream)` for every way of `paths` on `stream` (the host waits) and remembers the
-// fastest for paths->key; keeps the rule's way where the timing fails.
+// fastest for paths->key (the rule's way where the timing fails), unless another thread timed the
+// key first: then its way is kept, here too.
 void time_gated_paths(GatedPaths* paths, const std::function<Status(const GatedRun&, cudaStream_t)>& run,
                       cudaStream_t stream);
 

@@ -1,9 +1,10 @@
 #include "api/kept_launches.hpp"
 
-#include <array>
+#include <algorithm>
 #include <atomic>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace epifuse::detail {
 namespace {
@@ -23,9 +24,15 @@ std::unordered_map<CallKey, KeptLaunch, Hash>& launches() {
 
 thread_local std::size_t repeats = 0;
 
-// Hashes of keys met once, direct-mapped: a collision only delays or hastens a keep.
-constexpr std::size_t kMetSlots = 4096;
-thread_local std::array<std::size_t, kMetSlots> met{};
+// Tags (hash | 1) of the keys met once, in sets of two by hash, the newer first: two keys that
+// share a set and alternate (two layers' calls) are both kept; a third evicts the older. Held on
+// the heap, only by threads that call epifuse.
+constexpr std::size_t kMetSets = 2048;
+
+std::vector<std::size_t>& met() {
+  thread_local std::vector<std::size_t> tags(2 * kMetSets, 0);
+  return tags;
+}
 
 std::atomic<bool> keeping{true};
 
@@ -38,12 +45,13 @@ const KeptLaunch* find_kept_launch(const CallKey& key) {
   return it == kept.end() ? nullptr : &it->second;
 }
 
-bool worth_keeping(const CallKey& key) {
+bool seen_before(const CallKey& key) {
   if (!keeping.load(std::memory_order_relaxed)) return false;
-  const std::size_t hash = key.hash() | 1;  // never the empty slot's 0
-  std::size_t& slot = met[hash % kMetSlots];
-  if (slot == hash) return true;
-  slot = hash;
+  const std::size_t tag = key.hash() | 1;  // never an empty way's 0
+  std::size_t* set = met().data() + 2 * (key.hash() % kMetSets);
+  if (set[0] == tag || set[1] == tag) return true;
+  set[1] = set[0];
+  set[0] = tag;
   return false;
 }
 
@@ -72,7 +80,7 @@ std::size_t repeated_launch_count() { return repeats; }
 
 void forget_kept_launches() {
   launches().clear();
-  met.fill(0);
+  std::fill(met().begin(), met().end(), 0);
 }
 
 }  // namespace epifuse::detail

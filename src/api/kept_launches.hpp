@@ -22,10 +22,10 @@ struct KeptLaunch {
 // This thread's launch for `key`, or null (none, or keeping is off).
 const KeptLaunch* find_kept_launch(const CallKey& key);
 
-// Whether a call with `key` and no kept launch should record its launch to keep it: keeping is
-// on and this thread met the key before. A key is kept at its second call, so that calls whose
-// arguments never come again (x at a new address every call) pay no recording.
-bool worth_keeping(const CallKey& key);
+// Notes that this thread met `key` (a keepable call without a kept launch) and says whether it
+// had met it before, with keeping on. A key is kept at its second call, so that calls whose
+// arguments never come again (x at a new address every call) record nothing.
+bool seen_before(const CallKey& key);
 
 // Keeps `launch` for `key` on `device` (nothing where keeping is off or there is no launch).
 void keep_launch(const CallKey& key, int device, std::optional<RecordedLaunch> launch);

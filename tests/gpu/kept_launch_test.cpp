@@ -1,9 +1,9 @@
 // Kept launches (api/kept_launches.hpp): a call that launched one kernel and nothing else is kept
 // by its arguments at their second call, and later calls with the same arguments repeat that
-// launch. The repeat reads
-// its operands anew, passes the fp64 check, matches the whole path bit for bit, replays from a
-// CUDA graph, and still refuses to launch over a pending CUDA error. Calls that enqueue more than
-// their kernel (a GEMM's reductions, a stream-K workspace) are not kept.
+// launch. The repeat reads its operands anew, passes the fp64 check, matches the whole path bit
+// for bit, replays from a CUDA graph, and still refuses to launch over a pending CUDA error.
+// Calls that enqueue more than their kernel (a GEMM's reductions, a stream-K workspace) are not
+// kept.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -68,6 +68,21 @@ TEST_F(KeptLaunches, ARepeatedGatedCallReadsItsOperandsAnew) {
     const GatedReport moved = check_gated_output(other, p.out().data(), a.ldo);
     EXPECT_TRUE(moved.passed) << moved.text;
   }
+}
+
+// Two layers' calls in turn, as a decode step makes them: both kept at their second call.
+TEST_F(KeptLaunches, CallsInTurnAreAllKept) {
+  GatedProblem first(kDecodeGated, case_seed(kDecodeGated.name() + " first layer"));
+  GatedProblem second(kDecodeGated, case_seed(kDecodeGated.name() + " second layer"));
+  const std::size_t repeats = detail::repeated_launch_count();
+  for (int step = 0; step < 3; ++step) {
+    for (GatedProblem* p : {&first, &second}) {
+      const GatedReport r = run_and_check_gated(*p);
+      EXPECT_TRUE(r.passed) << "step " << step << ": " << r.text;
+    }
+  }
+  EXPECT_EQ(detail::kept_launch_count(), 2u);
+  EXPECT_EQ(detail::repeated_launch_count(), repeats + 2);
 }
 
 TEST_F(KeptLaunches, ARepeatedGemmPassesAndMatchesTheWholePathBitwise) {
