@@ -27,6 +27,7 @@ CALLS = [
     ("gated", "1x14336x4096 kept_launch_alone"),
     ("gated", "1x14336x4096 empty_kernel_launch"),
     ("gemm", "1x4096x4096", "cublaslt"),
+    ("gemm", "1x4096x4096", "epifuse-delegated"),
 ]
 
 
@@ -45,8 +46,12 @@ def by_shape(table, op, shape, impl=None):
 def host_cost_runs(run):
     for build in ("new", "old"):
         files = sorted(glob.glob(os.path.join(HERE, run, "host-cost", f"host-cost-{build}-*.json")))
+        if build == "new":
+            files += glob.glob(os.path.join(HERE, run, "host-cost.json"))  # a single run of the new build
         tables = [rows(f) for f in files]
-        print(f"\n{run}, {build} build ({len(tables)} runs in turn with the other build): median CPU us per call, per run")
+        if not tables:
+            continue
+        print(f"\n{run}, {build} build ({len(tables)} run(s)): median CPU us per call, per run")
         for op, shape, *impl in CALLS:
             values = [by_shape(t, op, shape, *impl) for t in tables]
             if all(v is None for v in values):
@@ -55,6 +60,9 @@ def host_cost_runs(run):
             ok = [v for v in values if v is not None]
             label = shape + (f" [{impl[0]}]" if impl else "")
             print(f"  {op:5s} {label:50s} {cells}   median {statistics.median(ok):.2f}")
+        for op, shape in [("gemm", "1x4096x4096 bias_gelu"), ("gated", "1x14336x4096")]:
+            excess = [by_shape(t, op, shape) - by_shape(t, "gated", "1x14336x4096 empty_kernel_launch") for t in tables]
+            print(f"  {op} {shape} over the same run's empty launch: median {statistics.median(excess):+.2f} us")
         if build == "new":
             for op, shape in [("gated", "1x14336x4096"), ("gemm", "1x4096x4096 bias_gelu"),
                               ("gated", "1x14336x4096, x new every call")]:
@@ -104,7 +112,7 @@ def benches():
 
 
 if __name__ == "__main__":
-    for run in ("run166", "run167", "run170"):
+    for run in ("run166", "run167", "run170", "run172"):
         host_cost_runs(run)
     parts()
     benches()
